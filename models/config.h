@@ -1,0 +1,87 @@
+// The one configuration struct of faultmesh. Every module reads its parameters from
+// here; the CLI (sim/cli.cpp) fills it from options and config files, and results
+// files echo it back in full so that a run can be reproduced from its output.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/types.h"
+
+namespace fm {
+
+enum class Topology { Mesh, Torus };
+enum class Arbiter { RoundRobin, ISlip };
+enum class Routing { XY, YX };
+enum class Pattern {
+  Uniform, Transpose, BitComplement, BitReverse, Shuffle, Tornado, Neighbour, Hotspot
+};
+
+struct Coord {
+  int x = 0, y = 0;
+  bool operator==(const Coord& o) const { return x == o.x && y == o.y; }
+};
+
+// Network and router parameters. Defaults and where they come from: docs/router-microarchitecture.md.
+struct NetworkConfig {
+  int width = 8, height = 8;           // chips along x and y
+  Topology topology = Topology::Mesh;  // torus adds wraparound links in both dimensions
+  int board_w = 2, board_h = 2;        // chips per board along x and y (TPU-v3: 2x2)
+  int vcs = 2;                         // virtual channels per port, 1..16
+  int buf = 8;                         // flits per VC buffer, 1..256
+  int pipeline = 3;                    // router pipeline depth in cycles, 1..4
+  int link_latency = 1;                // cycles from sending a flit to its arrival, >= 1
+  int credit_latency = 1;              // cycles from sending a credit to its arrival, >= 1
+  int flit_bytes = 64;                 // bytes per flit = link width (one flit/cycle/link)
+  double link_gbps = 100.0;            // GB/s per link direction (ICI: 100 GB/s = 1e11 B/s)
+  Arbiter arbiter = Arbiter::RoundRobin;
+  Routing routing = Routing::XY;
+
+  int chips() const { return width * height; }
+  bool torus() const { return topology == Topology::Torus; }
+  // One flit crosses a link per cycle, so the cycle time follows from width and bandwidth.
+  double cycle_ns() const { return flit_bytes / link_gbps; }
+};
+
+// Synthetic traffic (tb/traffic_pattern.h).
+struct TrafficConfig {
+  Pattern pattern = Pattern::Uniform;
+  double rate = 0.1;        // offered load, flits per node per cycle, in [0, 1]
+  int packet_min = 4;       // packet size in flits: fixed (min == max) or uniform range
+  int packet_max = 4;
+  std::vector<Coord> hotspots;   // destinations favoured by the hotspot pattern
+  double hotspot_fraction = 0.5; // share of packets sent to a hotspot
+  std::vector<Coord> sources;    // only these chips inject (empty: every chip)
+};
+
+// Phases and guards of one run (tb/traffic_run.h).
+struct RunConfig {
+  Cycle warmup = 2000;         // cycles of injection before measurement starts
+  Cycle cycles = 20000;        // measurement window (cycles of injection after warm-up)
+  Cycle max_drain = 1000000;   // guard: most cycles spent draining after injection stops
+  Cycle watchdog = 10000;      // guard: cycles without any flit moving while flits wait
+  uint64_t seed = 1;
+};
+
+struct Config {
+  NetworkConfig net;
+  TrafficConfig traffic;
+  RunConfig run;
+};
+
+// Checks every value and their consistency. Returns "" when valid, otherwise one line
+// naming the option (by its command-line spelling) and the allowed values.
+std::string validate(const Config& c);
+
+const char* to_string(Topology t);
+const char* to_string(Arbiter a);
+const char* to_string(Routing r);
+const char* to_string(Pattern p);
+// Parsers return false on an unknown name.
+bool parse_topology(const std::string& s, Topology* out);
+bool parse_arbiter(const std::string& s, Arbiter* out);
+bool parse_routing(const std::string& s, Routing* out);
+bool parse_pattern(const std::string& s, Pattern* out);
+extern const char* const kPatternNames;  // "uniform|transpose|..." for messages
+
+}  // namespace fm

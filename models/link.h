@@ -1,0 +1,103 @@
+// One direction of an ICI link (or of a router<->NI local channel): a pipelined flit
+// channel of `latency` cycles carrying one flit per cycle downstream, and the credit
+// channel of `credit_latency` cycles carrying credits (one VC id per cycle) back
+// upstream. Each channel is a ring of time slots indexed by arrival cycle, so a sender
+// writing in cycle t never touches what a receiver reads in cycle t.
+//
+// A failed link carries nothing: flits and credits sent into it are counted and lost.
+#pragma once
+#include <systemc>
+#include <vector>
+
+#include "models/clock.h"
+#include "models/types.h"
+
+namespace fm {
+
+class Link : public sc_core::sc_module {
+ public:
+  Link(sc_core::sc_module_name name, int latency, int credit_latency)
+      : sc_module(name), latency_(latency), credit_latency_(credit_latency) {
+    size_t n = 1;
+    while (n < (size_t)latency + 2) n <<= 1;  // departure may be delayed 1 cycle (ST stage)
+    flits_.resize(n);
+    fmask_ = n - 1;
+    n = 1;
+    while (n < (size_t)credit_latency + 1) n <<= 1;
+    credits_.assign(n, kNoCredit);
+    cmask_ = n - 1;
+  }
+  void bind(Clocked* upstream, Clocked* downstream) { up_ = upstream; down_ = downstream; }
+
+  // Flit leaving the upstream unit at cycle `depart`; arrives at depart + latency.
+  void send(const Flit& f, Cycle depart) {
+    if (failed_) { ++dropped_flits_; return; }
+    const Cycle at = depart + latency_;
+    Slot& s = flits_[at & fmask_];
+    s.flit = f;
+    s.valid = true;
+    ++inflight_flits_;
+    ++sent_;
+    down_->wake_at(at);
+  }
+  // Flit arriving at cycle `now`, if any.
+  bool receive(Cycle now, Flit* out) {
+    if (!inflight_flits_) return false;
+    Slot& s = flits_[now & fmask_];
+    if (!s.valid) return false;
+    s.valid = false;
+    --inflight_flits_;
+    *out = s.flit;
+    return true;
+  }
+  // Credit for VC `vc` sent upstream at cycle `now`.
+  void send_credit(int vc, Cycle now) {
+    if (failed_) { ++dropped_credits_; return; }
+    const Cycle at = now + credit_latency_;
+    credits_[at & cmask_] = (uint8_t)vc;
+    ++inflight_credits_;
+    up_->wake_at(at);
+  }
+  // VC of the credit arriving at cycle `now`, or -1.
+  int receive_credit(Cycle now) {
+    if (!inflight_credits_) return -1;
+    uint8_t& s = credits_[now & cmask_];
+    if (s == kNoCredit) return -1;
+    const int vc = s;
+    s = kNoCredit;
+    --inflight_credits_;
+    return vc;
+  }
+  bool flits_in_flight() const { return inflight_flits_ != 0; }
+  bool credits_in_flight() const { return inflight_credits_ != 0; }
+  int latency() const { return latency_; }
+  uint64_t flits_sent() const { return sent_; }
+  uint64_t dropped_flits() const { return dropped_flits_; }
+  uint64_t dropped_credits() const { return dropped_credits_; }
+  // Marks the link failed (later issues' fault controller); what is in flight is lost.
+  void fail() {
+    failed_ = true;
+    for (auto& s : flits_) if (s.valid) { s.valid = false; ++dropped_flits_; }
+    for (auto& c : credits_) if (c != kNoCredit) { c = kNoCredit; ++dropped_credits_; }
+    inflight_flits_ = inflight_credits_ = 0;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  static constexpr uint8_t kNoCredit = 0xff;
+  struct Slot {
+    Flit flit;
+    bool valid = false;
+  };
+  const int latency_, credit_latency_;
+  std::vector<Slot> flits_;
+  std::vector<uint8_t> credits_;
+  size_t fmask_, cmask_;
+  uint32_t inflight_flits_ = 0, inflight_credits_ = 0;
+  uint64_t sent_ = 0, dropped_flits_ = 0, dropped_credits_ = 0;
+  bool failed_ = false;
+  Clocked* up_ = nullptr;
+  Clocked* down_ = nullptr;
+};
+
+}  // namespace fm

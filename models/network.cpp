@@ -1,0 +1,102 @@
+#include "models/network.h"
+
+#include <sstream>
+
+namespace fm {
+
+namespace {
+std::string name2(const char* what, int x, int y) {
+  return std::string(what) + "_" + std::to_string(x) + "_" + std::to_string(y);
+}
+}  // namespace
+
+Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
+    : sc_module(name), cfg_(cfg), topo_(cfg) {
+  clock_ = std::make_unique<Clock>("clock", sc_core::sc_time(cfg.cycle_ns(), sc_core::SC_NS));
+  const int n = topo_.chips();
+  routers_.reserve(n);
+  ni_owned_.reserve(n);
+  for (int c = 0; c < n; ++c) {
+    const int x = topo_.x(c), y = topo_.y(c);
+    routers_.push_back(std::make_unique<Router>(name2("router", x, y).c_str(), cfg, c, *clock_));
+    ni_owned_.push_back(
+        std::make_unique<NetworkInterface>(name2("ni", x, y).c_str(), cfg, c, *clock_));
+    nis_.push_back(ni_owned_.back().get());
+  }
+  net_links_.resize((size_t)n * kNumNetPorts);
+  for (int c = 0; c < n; ++c) {
+    for (int p = 0; p < kNumNetPorts; ++p) {
+      const long d = topo_.neighbour(c, (Port)p);
+      if (d < 0) continue;
+      auto l = std::make_unique<Link>(
+          (name2("link", topo_.x(c), topo_.y(c)) + "_" + port_name((Port)p)).c_str(),
+          cfg.link_latency, cfg.credit_latency);
+      l->bind(routers_[c].get(), routers_[d].get());
+      routers_[c]->connect_out((Port)p, l.get());
+      routers_[d]->connect_in(opposite((Port)p), l.get());
+      net_links_[c * kNumNetPorts + p] = std::move(l);
+    }
+  }
+  // Router <-> NI channels: on-chip, 1 cycle for flits and credits.
+  for (int c = 0; c < n; ++c) {
+    const int x = topo_.x(c), y = topo_.y(c);
+    auto inj = std::make_unique<Link>(name2("inject", x, y).c_str(), 1, 1);
+    auto ej = std::make_unique<Link>(name2("eject", x, y).c_str(), 1, 1);
+    inj->bind(nis_[c], routers_[c].get());
+    ej->bind(routers_[c].get(), nis_[c]);
+    routers_[c]->connect_in(kLocal, inj.get());
+    routers_[c]->connect_out(kLocal, ej.get());
+    nis_[c]->connect(inj.get(), ej.get(), &nis_);
+    local_links_.push_back(std::move(inj));
+    local_links_.push_back(std::move(ej));
+  }
+}
+
+std::string Network::load_tables(const std::vector<RouteTable>& tables) {
+  if ((int)tables.size() != chips()) return "route tables: expected one table per chip";
+  for (int c = 0; c < chips(); ++c) {
+    if (tables[c].size() != chips()) return "route tables: each table needs one entry per chip";
+    std::string e = routers_[c]->load_table(tables[c]);
+    if (!e.empty()) return e;
+  }
+  return "";
+}
+
+NetCounters Network::counters() const {
+  NetCounters t;
+  for (int c = 0; c < chips(); ++c) {
+    const Router& r = *routers_[c];
+    const NetworkInterface& ni = *nis_[c];
+    t.flits_injected += ni.stats().flits_injected;
+    t.flits_ejected += ni.stats().flits_ejected;
+    t.flits_switched += r.flits_switched();
+    t.buffered_flits += r.buffered_flits();
+    t.queued_packets += ni.queued_packets();
+    t.violations += r.violations() + ni.violations();
+    t.router_cycles_evaluated += r.cycles_evaluated();
+  }
+  return t;
+}
+
+std::string Network::first_violation() const {
+  for (int c = 0; c < chips(); ++c) {
+    if (routers_[c]->violations()) return routers_[c]->first_violation();
+    if (nis_[c]->violations()) return nis_[c]->first_violation();
+  }
+  return "";
+}
+
+std::string Network::describe_stuck(int max_lines) const {
+  std::ostringstream s;
+  int lines = 0;
+  for (int c = 0; c < chips() && lines < max_lines; ++c) {
+    const std::string d = routers_[c]->describe_stuck();
+    if (d.empty()) continue;
+    s << "chip (" << topo_.x(c) << "," << topo_.y(c) << "):\n" << d;
+    for (char ch : d) lines += ch == '\n';
+  }
+  if (lines >= max_lines) s << "  ... (more routers hold flits)\n";
+  return s.str();
+}
+
+}  // namespace fm

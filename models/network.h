@@ -1,0 +1,58 @@
+// The whole interconnect: the clock, one router and one network interface per chip,
+// one Link per direction of every ICI link and of every router<->NI channel, and the
+// route tables. Built once per simulation (SystemC elaborates once per process).
+#pragma once
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/clock.h"
+#include "models/config.h"
+#include "models/link.h"
+#include "models/ni.h"
+#include "models/route_table.h"
+#include "models/router.h"
+#include "models/topology.h"
+
+namespace fm {
+
+// Totals over the network at one instant.
+struct NetCounters {
+  uint64_t flits_injected = 0, flits_ejected = 0, flits_switched = 0;
+  uint64_t buffered_flits = 0, queued_packets = 0, violations = 0;
+  uint64_t router_cycles_evaluated = 0;
+};
+
+class Network : public sc_core::sc_module {
+ public:
+  Network(sc_core::sc_module_name name, const NetworkConfig& cfg);
+  // Loads one table per router; returns "" or the first error.
+  std::string load_tables(const std::vector<RouteTable>& tables);
+
+  const NetworkConfig& config() const { return cfg_; }
+  const Topology2D& topology() const { return topo_; }
+  Clock& clock() { return *clock_; }
+  int chips() const { return topo_.chips(); }
+  Router& router(ChipId c) { return *routers_[c]; }
+  NetworkInterface& ni(ChipId c) { return *nis_[c]; }
+  // The ICI link leaving chip c through port p (nullptr at a mesh edge).
+  Link* link(ChipId c, Port p) { return net_links_[c * kNumNetPorts + p].get(); }
+  NetCounters counters() const;
+  // The first invariant violation reported by any router or NI ("" if none).
+  std::string first_violation() const;
+  // Where flits are buffered now, for the watchdog report (at most max_lines lines).
+  std::string describe_stuck(int max_lines = 40) const;
+
+ private:
+  NetworkConfig cfg_;
+  Topology2D topo_;
+  std::unique_ptr<Clock> clock_;
+  std::vector<std::unique_ptr<Router>> routers_;
+  std::vector<std::unique_ptr<NetworkInterface>> ni_owned_;
+  std::vector<NetworkInterface*> nis_;
+  std::vector<std::unique_ptr<Link>> net_links_;    // [chip][N,E,S,W]
+  std::vector<std::unique_ptr<Link>> local_links_;  // [chip][inject, eject]
+};
+
+}  // namespace fm

@@ -1,0 +1,40 @@
+// Table-based routing: each router holds, for every destination chip, the output port
+// and the set of output VCs a packet may be allocated there. Routing schemes fill these
+// tables; the routers (and later the deadlock checker and the RTL) only read them.
+#pragma once
+#include <vector>
+
+#include "models/config.h"
+#include "models/topology.h"
+
+namespace fm {
+
+// One table entry: 1 byte port + 2 bytes VC mask (bit v = VC v allowed). The same
+// 24-bit format is what the RTL route-table register port takes (docs/router-microarchitecture.md).
+struct RouteEntry {
+  uint8_t port = kLocal;
+  uint16_t vc_mask = 0;
+};
+
+class RouteTable {
+ public:
+  explicit RouteTable(int chips = 0) : e_(chips) {}
+  const RouteEntry& lookup(ChipId dst) const { return e_[dst]; }
+  void set(ChipId dst, RouteEntry e) { e_[dst] = e; }
+  int size() const { return (int)e_.size(); }
+
+ private:
+  std::vector<RouteEntry> e_;
+};
+
+// VC classes used on a torus (dateline scheme): class 0 is the lower half of the VCs,
+// class 1 the upper half. A packet whose remaining path in the current dimension still
+// crosses the wraparound link uses class 0; otherwise class 1.
+uint16_t all_vcs_mask(int vcs);
+uint16_t dateline_class_mask(int vcs, int cls);
+
+// Dimension-order routing tables (XY or YX as configured), one per router; minimal on a
+// torus with dateline VC classes, ties (distance exactly half the ring) go East/North.
+std::vector<RouteTable> build_dor_tables(const NetworkConfig& n);
+
+}  // namespace fm

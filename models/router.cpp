@@ -1,0 +1,278 @@
+#include "models/router.h"
+
+#include <sstream>
+
+namespace fm {
+
+namespace {
+// First set bit of `mask` at or after position `ptr`, wrapping around (mask != 0).
+inline int rr_pick(uint32_t mask, int ptr) {
+  const uint32_t hi = mask & (~0u << ptr);
+  return __builtin_ctz(hi ? hi : mask);
+}
+}  // namespace
+
+Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
+               const Clock& clk)
+    : sc_module(name),
+      Clocked(clk),
+      id_(id),
+      vcs_(cfg.vcs),
+      buf_(cfg.buf),
+      reg_rc_(cfg.pipeline >= 3 ? 1 : 0),
+      reg_va_(cfg.pipeline >= 4 ? 1 : 0),
+      reg_sa_(cfg.pipeline >= 2 ? 1 : 0),
+      islip_(cfg.arbiter == Arbiter::ISlip),
+      in_(kNumPorts * cfg.vcs),
+      out_(kNumPorts * cfg.vcs),
+      entries_((size_t)kNumPorts * cfg.vcs * cfg.buf),
+      va_out_ptr_(kNumPorts * cfg.vcs, 0) {
+  SC_METHOD(process);
+  sensitive << clk.tick();
+}
+
+void Router::connect_out(Port p, Link* l) {
+  out_link_[p] = l;
+  free_[p] = all_vcs_mask(vcs_);
+  for (int v = 0; v < vcs_; ++v) ovc(p, v).credits = (int16_t)buf_;
+}
+
+std::string Router::load_table(const RouteTable& t) {
+  for (int d = 0; d < t.size(); ++d) {
+    const RouteEntry& e = t.lookup(d);
+    if (e.port >= kNumPorts || !out_link_[e.port] || e.vc_mask == 0 ||
+        (e.vc_mask & ~all_vcs_mask(vcs_))) {
+      std::ostringstream m;
+      m << "route table of router " << id_ << ": entry for destination " << d
+        << " names port " << (int)e.port << " with VC mask 0x" << std::hex << e.vc_mask
+        << ", which is not a connected port and a non-empty subset of the " << std::dec
+        << vcs_ << " VCs";
+      return m.str();
+    }
+  }
+  table_ = t;
+  return "";
+}
+
+// One cycle, in the order of docs/router-microarchitecture.md section "Cycle".
+void Router::process() {
+  if (resume()) return;
+  const Cycle now = clk_.now();
+  receive_credits(now);
+  receive_flits(now);
+  if (buffered_) {
+    vc_allocate(now);
+    switch_allocate(now);
+  }
+  if (idle()) sleep();
+}
+
+bool Router::idle() const {
+  if (buffered_) return false;
+  for (int p = 0; p < kNumPorts; ++p) {
+    if (in_link_[p] && in_link_[p]->flits_in_flight()) return false;
+    if (out_link_[p] && out_link_[p]->credits_in_flight()) return false;
+  }
+  return true;
+}
+
+void Router::violation(const std::string& what) {
+  if (!violations_++) {
+    std::ostringstream m;
+    m << "router " << id_ << " cycle " << clk_.now() << ": " << what;
+    first_violation_ = m.str();
+  }
+}
+
+void Router::receive_credits(Cycle now) {
+  for (int p = 0; p < kNumPorts; ++p) {
+    Link* l = out_link_[p];
+    if (!l) continue;
+    const int v = l->receive_credit(now);
+    if (v < 0) continue;
+    OutVc& o = ovc(p, v);
+    if (++o.credits > buf_) {
+      violation(std::string("credit count above buffer depth on output ") +
+                port_name((Port)p) + " vc " + std::to_string(v));
+      o.credits = (int16_t)buf_;
+    }
+  }
+}
+
+// Buffer write and route computation: a head flit looks up its route as it is written.
+void Router::receive_flits(Cycle now) {
+  for (int p = 0; p < kNumPorts; ++p) {
+    Link* l = in_link_[p];
+    if (!l) continue;
+    Flit f;
+    if (!l->receive(now, &f)) continue;
+    if (f.vc >= vcs_) {
+      violation("flit on nonexistent vc " + std::to_string(f.vc) + " at input " + port_name((Port)p));
+      continue;
+    }
+    InVc& q = ivc(p, f.vc);
+    bool ok = true;
+    if (q.count == buf_) {
+      violation(std::string("buffer overflow at input ") + port_name((Port)p) + " vc " +
+                std::to_string(f.vc));
+      continue;  // no slot: the flit is lost (flow control was broken upstream)
+    }
+    if (f.head()) {
+      if (q.open) { violation("head flit interleaved into an open packet"); ok = false; }
+      if (f.seq != 0) { violation("head flit with seq != 0"); ok = false; }
+      q.open = !f.tail();
+      q.open_src = f.src;
+      q.open_packet = f.packet;
+      q.open_seq = 0;
+    } else if (!q.open || f.src != q.open_src || f.packet != q.open_packet ||
+               f.seq != q.open_seq + 1) {
+      violation("body/tail flit that does not continue the packet open in its VC");
+      ok = false;
+    } else {
+      q.open_seq = f.seq;
+      if (f.tail()) q.open = false;
+    }
+    if (!ok) {  // drop it, but give the buffer slot back to the sender
+      l->send_credit(f.vc, now);
+      continue;
+    }
+    occ_update(q, now);
+    Entry& e = entries_[(p * vcs_ + f.vc) * buf_ + (q.head + q.count) % buf_];
+    e.flit = f;
+    e.ready = now + reg_rc_;
+    if (f.head()) e.route = table_.lookup(f.dst);
+    ++q.count;
+    nonempty_[p] |= (uint16_t)(1u << f.vc);
+    ++buffered_;
+  }
+}
+
+// Separable input-first VC allocation. Stage 1: each idle input VC whose front head flit
+// is ready picks one free output VC allowed by its route (round-robin from its va_ptr).
+// Stage 2: each requested output VC grants one requester (round-robin over input VCs
+// numbered port * V + vc, from va_out_ptr_).
+void Router::vc_allocate(Cycle now) {
+  struct Req {
+    uint8_t ovc, ivc;
+  };
+  Req req[kNumPorts * kMaxVcs];
+  int n = 0;
+  for (int p = 0; p < kNumPorts; ++p) {
+    for (uint32_t m = nonempty_[p]; m; m &= m - 1) {
+      const int v = __builtin_ctz(m);
+      InVc& q = ivc(p, v);
+      if (q.state != kIdle) continue;
+      const Entry& e = front(p, v);
+      if (e.ready > now) continue;
+      const uint32_t cand = e.route.vc_mask & free_[e.route.port];
+      if (!cand) continue;
+      const int w = rr_pick(cand, q.va_ptr);
+      req[n++] = {(uint8_t)(e.route.port * vcs_ + w), (uint8_t)(p * vcs_ + v)};
+      if (!islip_) q.va_ptr = (uint8_t)((w + 1) % vcs_);
+    }
+  }
+  const int nivc = kNumPorts * vcs_;
+  for (int i = 0; i < n; ++i) {
+    if (req[i].ovc == 0xff) continue;
+    const int o = req[i].ovc;
+    const int ptr = va_out_ptr_[o];
+    int best = i, best_key = (req[i].ivc - ptr + nivc) % nivc;
+    for (int j = i + 1; j < n; ++j) {
+      if (req[j].ovc != o) continue;
+      const int key = (req[j].ivc - ptr + nivc) % nivc;
+      if (key < best_key) { best = j; best_key = key; }
+      req[j].ovc = 0xff;  // handled with this output VC
+    }
+    const int win = req[best].ivc;
+    const int op = o / vcs_, ow = o % vcs_;
+    InVc& q = in_[win];
+    q.state = kActive;
+    q.out_port = (uint8_t)op;
+    q.out_vc = (uint8_t)ow;
+    q.sa_ready = now + reg_va_;
+    if (islip_) q.va_ptr = (uint8_t)((ow + 1) % vcs_);
+    free_[op] &= (uint16_t)~(1u << ow);
+    va_out_ptr_[o] = (uint8_t)((win + 1) % nivc);
+  }
+}
+
+// Separable input-first switch allocation, then switch traversal of the winners.
+// Stage 1: each input port picks one eligible VC (active, front flit ready, credit
+// available downstream) round-robin from sa_in_ptr_. Stage 2: each output port grants
+// one requesting input port round-robin from sa_out_ptr_. A winner leaves its buffer
+// now (credit sent upstream now) and enters the output link now + reg_sa_.
+void Router::switch_allocate(Cycle now) {
+  int pick[kNumPorts];
+  uint32_t want[kNumPorts] = {};
+  for (int p = 0; p < kNumPorts; ++p) {
+    uint32_t elig = 0;
+    for (uint32_t m = nonempty_[p]; m; m &= m - 1) {
+      const int v = __builtin_ctz(m);
+      const InVc& q = ivc(p, v);
+      if (q.state != kActive || q.sa_ready > now) continue;
+      if (front(p, v).ready > now) continue;
+      if (ovc(q.out_port, q.out_vc).credits <= 0) continue;
+      elig |= 1u << v;
+    }
+    if (!elig) continue;
+    const int v = rr_pick(elig, sa_in_ptr_[p]);
+    pick[p] = v;
+    want[ivc(p, v).out_port] |= 1u << p;
+    if (!islip_) sa_in_ptr_[p] = (uint8_t)((v + 1) % vcs_);
+  }
+  for (int o = 0; o < kNumPorts; ++o) {
+    if (!want[o]) continue;
+    const int p = rr_pick(want[o], sa_out_ptr_[o]);
+    sa_out_ptr_[o] = (uint8_t)((p + 1) % kNumPorts);
+    const int v = pick[p];
+    if (islip_) sa_in_ptr_[p] = (uint8_t)((v + 1) % vcs_);
+    // Traverse: pop from the input VC, return its credit, forward on the output VC.
+    InVc& q = ivc(p, v);
+    Entry& e = front(p, v);
+    Flit f = e.flit;
+    occ_update(q, now);
+    q.head = (uint16_t)((q.head + 1) % buf_);
+    if (--q.count == 0) nonempty_[p] &= (uint16_t)~(1u << v);
+    --buffered_;
+    in_link_[p]->send_credit(v, now);
+    OutVc& ov = ovc(o, q.out_vc);
+    --ov.credits;
+    f.vc = q.out_vc;
+    out_link_[o]->send(f, now + reg_sa_);
+    ++switched_;
+    if (f.tail()) {
+      q.state = kIdle;
+      free_[o] |= (uint16_t)(1u << q.out_vc);
+    }
+  }
+}
+
+uint64_t Router::occupancy_integral(Port p, int v, Cycle now) const {
+  const InVc& q = ivc(p, v);
+  return q.occ_integral + (uint64_t)q.count * (now - q.occ_since);
+}
+
+std::string Router::describe_stuck() const {
+  std::ostringstream s;
+  for (int p = 0; p < kNumPorts; ++p) {
+    for (int v = 0; v < vcs_; ++v) {
+      const InVc& q = ivc(p, v);
+      if (!q.count) continue;
+      const Entry& e = entries_[(p * vcs_ + v) * buf_ + q.head];
+      s << "  router " << id_ << " input " << port_name((Port)p) << " vc " << v << ": "
+        << q.count << " flit(s), front packet " << e.flit.src << "#" << e.flit.packet
+        << " -> " << e.flit.dst << " seq " << e.flit.seq;
+      if (q.state == kActive) {
+        s << ", holds output " << port_name((Port)q.out_port) << " vc " << (int)q.out_vc
+          << " with " << ovc(q.out_port, q.out_vc).credits << " credit(s)";
+      } else {
+        s << ", waiting for an output VC on " << port_name((Port)e.route.port)
+          << " (free mask 0x" << std::hex << free_[e.route.port] << std::dec << ")";
+      }
+      s << "\n";
+    }
+  }
+  return s.str();
+}
+
+}  // namespace fm

@@ -1,0 +1,115 @@
+// The virtual-channel router of one chip: 4 ICI ports + 1 local port, V VCs per input
+// port with B-flit buffers, wormhole switching, credit-based flow control, table
+// routing, separable input-first VC and switch allocation with round-robin or
+// iSLIP-style pointer updates, and a configurable 1..4 cycle pipeline.
+//
+// One SC_METHOD per router evaluates a whole cycle as a fixed sequence of member
+// functions (receive credits, receive flits + route lookup, VC allocation, switch
+// allocation + traversal). It sleeps when it holds no flits and nothing is in flight
+// toward it. docs/router-microarchitecture.md is the cycle-exact specification.
+#pragma once
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/clock.h"
+#include "models/config.h"
+#include "models/link.h"
+#include "models/route_table.h"
+
+namespace fm {
+
+class Router : public sc_core::sc_module, public Clocked {
+ public:
+  Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id, const Clock& clk);
+  SC_HAS_PROCESS(Router);
+
+  // Links entering (flits in, credits out) and leaving (flits out, credits in) port p.
+  void connect_in(Port p, Link* l) { in_link_[p] = l; }
+  void connect_out(Port p, Link* l);
+  // Installs the route table. Every entry must name a connected port and a non-empty
+  // subset of the VCs; returns an error message otherwise ("" when accepted).
+  std::string load_table(const RouteTable& t);
+
+  ChipId id() const { return id_; }
+  // Statistics and invariant monitors.
+  uint64_t flits_switched() const { return switched_; }
+  int buffered_flits() const { return buffered_; }
+  // Flits held in input VC (p, v) now.
+  int occupancy(Port p, int v) const { return ivc(p, v).count; }
+  // Time integral of the occupancy of input VC (p, v) up to cycle `now` (flit-cycles).
+  uint64_t occupancy_integral(Port p, int v, Cycle now) const;
+  // Credits the router holds for output VC (p, v).
+  int credits(Port p, int v) const { return ovc(p, v).credits; }
+  uint64_t violations() const { return violations_; }
+  const std::string& first_violation() const { return first_violation_; }
+  // One line per non-empty input VC: where flits are stuck (watchdog report).
+  std::string describe_stuck() const;
+
+ private:
+  // A buffered flit with the cycle it may first take part in allocation and, for a
+  // head flit, the route looked up when it was written (RC is done at buffer write).
+  struct Entry {
+    Flit flit;
+    Cycle ready;
+    RouteEntry route;
+  };
+  enum VcState : uint8_t { kIdle = 0, kActive = 1 };
+  struct InVc {
+    uint16_t head = 0, count = 0;  // ring buffer position inside entries_
+    VcState state = kIdle;
+    uint8_t out_port = 0, out_vc = 0;
+    uint8_t va_ptr = 0;            // round-robin pointer over output VCs (VA stage 1)
+    Cycle sa_ready = 0;            // first cycle the packet may bid for the switch
+    // Monitors: the packet whose flits are being written into this VC.
+    bool open = false;
+    ChipId open_src = 0;
+    uint32_t open_packet = 0;
+    uint16_t open_seq = 0;
+    uint64_t occ_integral = 0;
+    Cycle occ_since = 0;
+  };
+  struct OutVc {
+    int16_t credits = 0;  // free slots in the downstream input VC buffer
+  };
+
+  void process();
+  void receive_credits(Cycle now);
+  void receive_flits(Cycle now);
+  void vc_allocate(Cycle now);
+  void switch_allocate(Cycle now);
+  bool idle() const;
+  void violation(const std::string& what);
+  void occ_update(InVc& q, Cycle now) {
+    q.occ_integral += (uint64_t)q.count * (now - q.occ_since);
+    q.occ_since = now;
+  }
+
+  InVc& ivc(int p, int v) { return in_[p * vcs_ + v]; }
+  const InVc& ivc(int p, int v) const { return in_[p * vcs_ + v]; }
+  OutVc& ovc(int p, int v) { return out_[p * vcs_ + v]; }
+  const OutVc& ovc(int p, int v) const { return out_[p * vcs_ + v]; }
+  Entry& front(int p, int v) { return entries_[(p * vcs_ + v) * buf_ + ivc(p, v).head]; }
+
+  const ChipId id_;
+  const int vcs_, buf_;
+  const int reg_rc_, reg_va_, reg_sa_;  // 1 where a pipeline register follows RC / VA / SA
+  const bool islip_;
+  RouteTable table_;
+  Link* in_link_[kNumPorts] = {};
+  Link* out_link_[kNumPorts] = {};
+  std::vector<InVc> in_;          // [port][vc]
+  std::vector<OutVc> out_;        // [port][vc]
+  std::vector<Entry> entries_;    // [port][vc][slot]
+  uint16_t nonempty_[kNumPorts] = {};  // per input port: VCs holding flits
+  uint16_t free_[kNumPorts] = {};      // per output port: output VCs not allocated
+  uint8_t sa_in_ptr_[kNumPorts] = {};  // switch allocation, stage 1 (over VCs)
+  uint8_t sa_out_ptr_[kNumPorts] = {}; // switch allocation, stage 2 (over input ports)
+  std::vector<uint8_t> va_out_ptr_;    // [port][vc]: VA stage 2 (over input VCs)
+  int buffered_ = 0;
+  uint64_t switched_ = 0;
+  uint64_t violations_ = 0;
+  std::string first_violation_;
+};
+
+}  // namespace fm

@@ -1,0 +1,49 @@
+// Basic shared types: cycle counts, chip ids, port/direction numbering and flits.
+// The direction numbering here is the one the RTL package mirrors (rtl/, later issue).
+#pragma once
+#include <cstdint>
+
+namespace fm {
+
+using Cycle = uint64_t;
+using ChipId = uint32_t;
+constexpr Cycle kNever = ~Cycle(0);
+
+// Router ports. N/E/S/W are the four ICI ports; LOCAL connects the network interface.
+// North is +y, East is +x (origin at the south-west corner, see docs/router-microarchitecture.md).
+enum Port : uint8_t { kNorth = 0, kEast = 1, kSouth = 2, kWest = 3, kLocal = 4 };
+constexpr int kNumPorts = 5;
+constexpr int kNumNetPorts = 4;
+constexpr int kMaxVcs = 16;
+constexpr int kMaxBuf = 256;
+
+inline Port opposite(Port p) {
+  switch (p) {
+    case kNorth: return kSouth;
+    case kSouth: return kNorth;
+    case kEast: return kWest;
+    case kWest: return kEast;
+    default: return kLocal;
+  }
+}
+const char* port_name(Port p);  // "N","E","S","W","L"
+
+// Flit kinds are two bits: a single-flit packet is both head and tail.
+enum FlitKind : uint8_t { kBody = 0, kHead = 1, kTail = 2, kHeadTail = 3 };
+
+// One flit as it sits in a buffer or on a link. Packets are identified by
+// (src, packet): `packet` is the source's own sequence number, so ids do not depend on
+// the order in which processes run.
+struct Flit {
+  uint64_t payload = 0;  // data word (verification mode, later issues); 0 in traffic runs
+  uint32_t packet = 0;   // per-source packet sequence number
+  ChipId src = 0;
+  ChipId dst = 0;
+  uint16_t seq = 0;      // index of this flit within its packet
+  uint8_t kind = kBody;  // FlitKind bits
+  uint8_t vc = 0;        // virtual channel on the link it travels / buffer it sits in
+  bool head() const { return kind & kHead; }
+  bool tail() const { return kind & kTail; }
+};
+
+}  // namespace fm

@@ -1,0 +1,110 @@
+#include "sim/cli.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "sim/options.h"
+#include "sim/report.h"
+#include "tb/traffic_run.h"
+
+namespace fm {
+
+namespace {
+
+const char* kUsage =
+    "faultmesh: cycle-level SystemC model of a TPU-like inter-chip interconnect\n"
+    "\n"
+    "usage: faultmesh <command> [options]    (faultmesh <command> --help for its options)\n"
+    "\n"
+    "commands:\n"
+    "  traffic        synthetic traffic on a mesh/torus: latency, throughput, link load\n"
+    "  latency-sweep  step the injection rate, print the latency-throughput curve and\n"
+    "                 the saturation point\n"
+    "  bench          simulator speed: router-cycles/s, flit-hops/s, peak RSS\n"
+    "\n"
+    "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant)\n";
+
+std::string dir_of(const std::string& path) {
+  const auto k = path.rfind('/');
+  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
+}
+
+}  // namespace
+
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty() || path.back() == '/')
+    throw UsageError(std::string(option) + " '" + path + "': expected a file path");
+  const std::string d = dir_of(path);
+  if (access(d.c_str(), W_OK) != 0)
+    throw UsageError(std::string(option) + " " + path + ": directory '" + d +
+                     "' does not exist or is not writable");
+}
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f.flush()) {
+      std::remove(tmp.c_str());
+      throw UsageError("cannot write " + path);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UsageError("cannot write " + path);
+  }
+}
+
+int cmd_traffic(const std::vector<std::string>& args) {
+  po::options_description desc;
+  desc.add(network_options()).add(traffic_options()).add(output_options());
+  po::variables_map vm;
+  if (!parse_args(args, desc,
+                  "usage: faultmesh traffic [options]\n"
+                  "Synthetic traffic: warm-up, measurement window, then drain until every "
+                  "packet is delivered.",
+                  &vm))
+    return kExitOk;
+  const Config cfg = config_from(vm);
+  const Outputs out = outputs_from(vm);
+  RunOptions ro;
+  ro.progress = isatty(2) && !out.quiet;
+  const TrafficResult r = run_traffic(cfg, ro);
+  const auto j = result_json(r);
+  if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
+  if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
+  if (!out.quiet) std::cout << human_summary(r);
+  if (!r.ok) {
+    std::cerr << "faultmesh: run failed (" << r.stop_reason << "): " << r.message << "\n";
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
+int cli_main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (cmd == "traffic") return cmd_traffic(args);
+    if (cmd == "latency-sweep") return cmd_latency_sweep(args);
+    if (cmd == "bench") return cmd_bench(args);
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | bench");
+  } catch (const UsageError& e) {
+    std::cerr << "faultmesh: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "faultmesh: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace fm

@@ -1,0 +1,38 @@
+// The faultmesh command line: subcommands, Boost.Program_options definitions shared by
+// every subcommand, config files (--config, INI style; the command line wins), and
+// validation into the one Config struct.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/config.h"
+
+namespace fm {
+
+// Exit codes of every subcommand.
+enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitRunFailed = 3 };
+
+// Thrown for bad input; the message is one line naming the option and allowed values.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Outputs {
+  std::string json, csv;  // result files ("" = none)
+  bool quiet = false;     // no human summary
+};
+
+int cli_main(int argc, char** argv);
+
+// Subcommands (sim/*.cpp). args excludes the program and subcommand names.
+int cmd_traffic(const std::vector<std::string>& args);
+int cmd_latency_sweep(const std::vector<std::string>& args);
+int cmd_bench(const std::vector<std::string>& args);
+
+// Writes `text` to `path` atomically (temporary file + rename); throws UsageError.
+void write_file_atomic(const std::string& path, const std::string& text);
+// Throws UsageError unless a file can be created at `path` (checked before a run).
+void check_writable(const std::string& path, const char* option);
+
+}  // namespace fm

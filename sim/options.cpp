@@ -1,0 +1,216 @@
+#include "sim/options.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace fm {
+
+namespace {
+
+// "WxH" with both parts positive integers.
+bool parse_dims(const std::string& s, int* w, int* h) {
+  const auto x = s.find('x');
+  if (x == std::string::npos) return false;
+  try {
+    size_t a, b;
+    const std::string ws = s.substr(0, x), hs = s.substr(x + 1);
+    *w = std::stoi(ws, &a);
+    *h = std::stoi(hs, &b);
+    return a == ws.size() && b == hs.size() && !ws.empty() && !hs.empty();
+  } catch (...) {
+    return false;
+  }
+}
+
+bool parse_coord(const std::string& s, Coord* c) {
+  const auto k = s.find(',');
+  if (k == std::string::npos) return false;
+  try {
+    size_t a, b;
+    const std::string xs = s.substr(0, k), ys = s.substr(k + 1);
+    c->x = std::stoi(xs, &a);
+    c->y = std::stoi(ys, &b);
+    return a == xs.size() && b == ys.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+// "N" or "A-B".
+bool parse_range(const std::string& s, int* lo, int* hi) {
+  try {
+    size_t a;
+    const auto k = s.find('-', 1);
+    if (k == std::string::npos) {
+      *lo = *hi = std::stoi(s, &a);
+      return a == s.size();
+    }
+    size_t b;
+    const std::string l = s.substr(0, k), h = s.substr(k + 1);
+    *lo = std::stoi(l, &a);
+    *hi = std::stoi(h, &b);
+    return a == l.size() && b == h.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
+  const long long v = vm[name].as<long long>();
+  if (v < lo)
+    throw UsageError("--" + std::string(name) + " " + std::to_string(v) + ": allowed >= " +
+                     std::to_string(lo) + " cycles");
+  return (Cycle)v;
+}
+
+}  // namespace
+
+po::options_description network_options() {
+  const NetworkConfig d;
+  po::options_description o("Network and router");
+  o.add_options()
+    ("mesh", po::value<std::string>()->default_value("8x8"), "chips WxH (each 2..4096)")
+    ("topology", po::value<std::string>()->default_value(to_string(d.topology)),
+     "mesh | torus (torus adds wraparound links)")
+    ("board", po::value<std::string>()->default_value("2x2"), "chips per board WxH")
+    ("vcs", po::value<int>()->default_value(d.vcs), "virtual channels per port, 1..16 (torus: >= 2)")
+    ("buf", po::value<int>()->default_value(d.buf), "buffer depth per VC in flits, 1..256")
+    ("pipeline", po::value<int>()->default_value(d.pipeline),
+     "router pipeline depth in cycles, 1..4 (docs/router-microarchitecture.md)")
+    ("link-latency", po::value<int>()->default_value(d.link_latency),
+     "ICI link flit latency in cycles, 1..1000")
+    ("credit-latency", po::value<int>(),
+     "credit return latency in cycles, 1..1000 (default: = --link-latency)")
+    ("flit-bytes", po::value<int>()->default_value(d.flit_bytes), "flit size = link width, bytes")
+    ("link-bw", po::value<double>()->default_value(d.link_gbps),
+     "link bandwidth per direction, GB/s; cycle time = flit-bytes / link-bw")
+    ("arbiter", po::value<std::string>()->default_value(to_string(d.arbiter)),
+     "allocator pointer policy: rr | islip")
+    ("routing", po::value<std::string>()->default_value(to_string(d.routing)),
+     "dimension order: xy | yx");
+  return o;
+}
+
+po::options_description traffic_options() {
+  const Config d;
+  po::options_description o("Traffic and run phases");
+  o.add_options()
+    ("pattern", po::value<std::string>()->default_value(to_string(d.traffic.pattern)),
+     (std::string(kPatternNames)).c_str())
+    ("rate", po::value<double>()->default_value(d.traffic.rate),
+     "offered load, flits/node/cycle, 0..1 (Bernoulli)")
+    ("packet", po::value<std::string>()->default_value("4"),
+     "packet size in flits: N or A-B (uniform)")
+    ("hotspot", po::value<std::vector<std::string>>()->composing(),
+     "hotspot chip x,y (repeatable; for --pattern hotspot)")
+    ("hotspot-fraction", po::value<double>()->default_value(d.traffic.hotspot_fraction),
+     "share of packets sent to a hotspot, 0..1")
+    ("source", po::value<std::vector<std::string>>()->composing(),
+     "only chip x,y injects (repeatable; default every chip)")
+    ("warmup", po::value<long long>()->default_value((long long)d.run.warmup),
+     "warm-up cycles before measurement")
+    ("cycles", po::value<long long>()->default_value((long long)d.run.cycles),
+     "measurement window in cycles (injection continues through it)")
+    ("max-drain", po::value<long long>()->default_value((long long)d.run.max_drain),
+     "guard: most cycles to drain after injection stops")
+    ("watchdog", po::value<long long>()->default_value((long long)d.run.watchdog),
+     "guard: fail when no flit moves for this many cycles while flits wait")
+    ("seed", po::value<long long>()->default_value((long long)d.run.seed), "random seed, >= 0");
+  return o;
+}
+
+po::options_description output_options() {
+  po::options_description o("Output");
+  o.add_options()
+    ("json", po::value<std::string>(), "write every statistic and the configuration as JSON")
+    ("csv", po::value<std::string>(), "write the same as CSV (header + one row)")
+    ("quiet,q", po::bool_switch(), "no human summary on stdout");
+  return o;
+}
+
+bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
+                const std::string& usage, po::variables_map* vm) {
+  po::options_description all;
+  all.add(desc);
+  all.add_options()
+    ("config", po::value<std::string>(), "INI config file: option = value per line (command line wins)")
+    ("help,h", "show this help");
+  try {
+    po::store(po::command_line_parser(args).options(all).run(), *vm);
+    if (vm->count("help")) {
+      std::cout << usage << "\n" << all << "\n";
+      return false;
+    }
+    if (vm->count("config")) {
+      const std::string f = (*vm)["config"].as<std::string>();
+      std::ifstream in(f);
+      if (!in) throw UsageError("--config " + f + ": cannot read the file");
+      po::store(po::parse_config_file(in, desc, false), *vm);
+    }
+    po::notify(*vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (see --help for the options and their values)");
+  }
+  return true;
+}
+
+Config config_from(const po::variables_map& vm) {
+  Config c;
+  NetworkConfig& n = c.net;
+  if (!parse_dims(vm["mesh"].as<std::string>(), &n.width, &n.height))
+    throw UsageError("--mesh " + vm["mesh"].as<std::string>() + ": expected WxH, e.g. 16x16");
+  if (!parse_topology(vm["topology"].as<std::string>(), &n.topology))
+    throw UsageError("--topology " + vm["topology"].as<std::string>() + ": allowed mesh | torus");
+  if (!parse_dims(vm["board"].as<std::string>(), &n.board_w, &n.board_h))
+    throw UsageError("--board " + vm["board"].as<std::string>() + ": expected WxH, e.g. 2x2");
+  n.vcs = vm["vcs"].as<int>();
+  n.buf = vm["buf"].as<int>();
+  n.pipeline = vm["pipeline"].as<int>();
+  n.link_latency = vm["link-latency"].as<int>();
+  n.credit_latency = vm.count("credit-latency") ? vm["credit-latency"].as<int>() : n.link_latency;
+  n.flit_bytes = vm["flit-bytes"].as<int>();
+  n.link_gbps = vm["link-bw"].as<double>();
+  if (!parse_arbiter(vm["arbiter"].as<std::string>(), &n.arbiter))
+    throw UsageError("--arbiter " + vm["arbiter"].as<std::string>() + ": allowed rr | islip");
+  if (!parse_routing(vm["routing"].as<std::string>(), &n.routing))
+    throw UsageError("--routing " + vm["routing"].as<std::string>() + ": allowed xy | yx");
+  if (vm.count("pattern")) {
+    TrafficConfig& t = c.traffic;
+    if (!parse_pattern(vm["pattern"].as<std::string>(), &t.pattern))
+      throw UsageError("--pattern " + vm["pattern"].as<std::string>() + ": allowed " + kPatternNames);
+    t.rate = vm["rate"].as<double>();
+    if (!parse_range(vm["packet"].as<std::string>(), &t.packet_min, &t.packet_max))
+      throw UsageError("--packet " + vm["packet"].as<std::string>() + ": expected N or A-B flits");
+    for (const char* name : {"hotspot", "source"}) {
+      if (!vm.count(name)) continue;
+      for (const std::string& s : vm[name].as<std::vector<std::string>>()) {
+        Coord k;
+        if (!parse_coord(s, &k))
+          throw UsageError("--" + std::string(name) + " " + s + ": expected x,y");
+        (std::string(name) == "hotspot" ? t.hotspots : t.sources).push_back(k);
+      }
+    }
+    t.hotspot_fraction = vm["hotspot-fraction"].as<double>();
+    c.run.warmup = cycles_opt(vm, "warmup", 0);
+    c.run.cycles = cycles_opt(vm, "cycles", 1);
+    c.run.max_drain = cycles_opt(vm, "max-drain", 0);
+    c.run.watchdog = cycles_opt(vm, "watchdog", 1);
+    c.run.seed = cycles_opt(vm, "seed", 0);
+  }
+  const std::string err = validate(c);
+  if (!err.empty()) throw UsageError(err);
+  return c;
+}
+
+Outputs outputs_from(const po::variables_map& vm) {
+  Outputs o;
+  if (vm.count("json")) o.json = vm["json"].as<std::string>();
+  if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
+  if (vm.count("quiet")) o.quiet = vm["quiet"].as<bool>();
+  if (!o.json.empty()) check_writable(o.json, "--json");
+  if (!o.csv.empty()) check_writable(o.csv, "--csv");
+  return o;
+}
+
+}  // namespace fm

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Shared set-up for run_demo.sh and run_tests.sh: installs the Debian 12 packages the
+# build needs (only those missing), then configures and builds into build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(build-essential cmake pkg-config libsystemc-dev verilator libgtest-dev
+      libboost-program-options-dev nlohmann-json3-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
+cmake --build build -j"${JOBS:-2}"

@@ -1,0 +1,348 @@
+#include "tb/traffic_run.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "models/route_table.h"
+#include "tb/traffic_pattern.h"
+
+namespace fm {
+
+long peak_rss_kb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+uint32_t percentile(const std::vector<uint32_t>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t rank = (size_t)std::ceil(p / 100.0 * (double)sorted.size());
+  if (rank < 1) rank = 1;
+  return sorted[std::min(rank, sorted.size()) - 1];
+}
+
+namespace {
+
+using Clk = std::chrono::steady_clock;
+double since(Clk::time_point t) { return std::chrono::duration<double>(Clk::now() - t).count(); }
+
+// Drives the SystemC kernel cycle by cycle in chunks and applies the guards.
+class Driver {
+ public:
+  Driver(Network& net, const Config& cfg, const RunOptions& opt, TrafficResult& r)
+      : net_(net), cfg_(cfg), opt_(opt), r_(r), start_(Clk::now()) {}
+
+  // Simulates until `target` cycles have been evaluated, or a guard fires (false).
+  bool run_until(Cycle target, Cycle chunk_max = 1024) {
+    while (done_ < target) {
+      const Cycle chunk = std::min<Cycle>(target - done_, chunk_max);
+      sc_core::sc_start(net_.clock().period() * (double)chunk);
+      done_ += chunk;
+      if (!check()) return false;
+    }
+    return true;
+  }
+  Cycle done() const { return done_; }
+
+  // Guards: invariant violations and the no-progress watchdog. Returns false to stop.
+  bool check() {
+    const NetCounters c = net_.counters();
+    if (c.violations) {
+      r_.stop_reason = "violation";
+      r_.message = net_.first_violation();
+      return false;
+    }
+    const uint64_t moved = c.flits_switched + c.flits_injected + c.flits_ejected;
+    const bool waiting = c.buffered_flits || c.queued_packets ||
+                         c.flits_injected != c.flits_ejected;
+    if (moved != last_moved_ || !waiting) {
+      last_moved_ = moved;
+      last_move_cycle_ = done_;
+    } else if (done_ - last_move_cycle_ >= cfg_.run.watchdog) {
+      r_.stop_reason = "watchdog";
+      r_.message = "watchdog: no flit moved for " + std::to_string(done_ - last_move_cycle_) +
+                   " cycles while " + std::to_string(c.buffered_flits) +
+                   " flit(s) are buffered; stuck at:\n" + net_.describe_stuck();
+      return false;
+    }
+    if (opt_.progress) progress(c);
+    return true;
+  }
+
+ private:
+  void progress(const NetCounters& c) {
+    const double el = since(start_);
+    if (el < 2.0 || el - last_print_ < 0.5) return;
+    last_print_ = el;
+    const Cycle goal = cfg_.run.warmup + cfg_.run.cycles;
+    if (done_ < goal) {
+      const double frac = (double)done_ / goal;
+      std::fprintf(stderr, "\rcycle %llu  %5.1f%%  flits delivered %llu  ETA %.0fs   ",
+                   (unsigned long long)done_, 100 * frac, (unsigned long long)c.flits_ejected,
+                   el / frac * (1 - frac));
+    } else {
+      std::fprintf(stderr, "\rcycle %llu  draining: %llu flit(s) in flight   ",
+                   (unsigned long long)done_,
+                   (unsigned long long)(c.flits_injected - c.flits_ejected));
+    }
+    std::fflush(stderr);
+    printed_ = true;
+  }
+
+ public:
+  ~Driver() {
+    if (printed_) std::fprintf(stderr, "\r%60s\r", "");
+  }
+
+ private:
+  Network& net_;
+  const Config& cfg_;
+  const RunOptions& opt_;
+  TrafficResult& r_;
+  Clk::time_point start_;
+  Cycle done_ = 0, last_move_cycle_ = 0;
+  uint64_t last_moved_ = ~0ULL;
+  double last_print_ = 0;
+  bool printed_ = false;
+};
+
+struct Snapshot {
+  std::vector<uint64_t> link_sent;  // per ICI link slot
+  std::vector<uint64_t> occ;        // per router, ICI port, VC
+};
+
+Snapshot snapshot(Network& net, Cycle now) {
+  Snapshot s;
+  const int V = net.config().vcs;
+  for (int c = 0; c < net.chips(); ++c) {
+    for (int p = 0; p < kNumNetPorts; ++p) {
+      Link* l = net.link(c, (Port)p);
+      s.link_sent.push_back(l ? l->flits_sent() : 0);
+      for (int v = 0; v < V; ++v) s.occ.push_back(net.router(c).occupancy_integral((Port)p, v, now));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
+  TrafficResult r;
+  r.config = cfg;
+  const auto t0 = Clk::now();
+  auto net = std::make_unique<Network>("net", cfg.net);
+  const std::string terr =
+      net->load_tables(opt.tables ? *opt.tables : build_dor_tables(cfg.net));
+  if (!terr.empty()) throw std::runtime_error(terr);
+  const int n = net->chips();
+  TrafficPattern pattern(cfg.net, cfg.traffic);
+  std::vector<std::unique_ptr<TrafficSource>> sources;
+  const Cycle w0 = cfg.run.warmup, w1 = cfg.run.warmup + cfg.run.cycles;
+  for (int c = 0; c < n; ++c) {
+    sources.push_back(std::make_unique<TrafficSource>(pattern, cfg.traffic, c, cfg.run.seed));
+    NetworkInterface& ni = net->ni(c);
+    ni.set_window(w0, w1);
+    ni.set_source(sources.back().get());
+    ni.set_injection(true);
+  }
+  r.setup_seconds = since(t0);
+  const auto t1 = Clk::now();
+
+  Driver drv(*net, cfg, opt, r);
+  bool ok = drv.run_until(w0);
+  const Snapshot s0 = snapshot(*net, w0);
+  ok = ok && drv.run_until(w1);
+  const Snapshot s1 = snapshot(*net, w1);
+  if (ok) {
+    // Drain: no new packets; run until every created packet is delivered.
+    for (int c = 0; c < n; ++c) net->ni(c).set_injection(false);
+    const Cycle limit = w1 + cfg.run.max_drain;
+    while (true) {
+      const NetCounters c = net->counters();
+      if (!c.queued_packets && !c.buffered_flits && c.flits_injected == c.flits_ejected) {
+        r.stop_reason = "drained";
+        break;
+      }
+      if (drv.done() >= limit) {
+        r.stop_reason = "max-drain";
+        r.message = "drain did not finish within --max-drain " +
+                    std::to_string(cfg.run.max_drain) + " cycles; " +
+                    std::to_string(c.flits_injected - c.flits_ejected) +
+                    " flit(s) still in the network";
+        break;
+      }
+      if (!drv.run_until(std::min(limit, drv.done() + 64), 64)) break;
+    }
+  }
+  r.wall_seconds = since(t0);
+  const double sim_seconds = since(t1);
+
+  r.ok = r.stop_reason == "drained";
+  r.warmup_cycles = w0;
+  r.measure_cycles = cfg.run.cycles;
+  r.total_cycles = drv.done();
+  r.drain_cycles = r.total_cycles > w1 ? r.total_cycles - w1 : 0;
+  r.totals = net->counters();
+
+  // Latency and throughput from the NIs, merged in chip order.
+  std::vector<uint32_t> lat, netlat;
+  uint64_t lat_sum = 0, net_sum = 0, win_created = 0, win_ejected = 0;
+  for (int c = 0; c < n; ++c) {
+    const NiStats& st = net->ni(c).stats();
+    r.packets_created += st.packets_created;
+    r.packets_delivered += st.packets_delivered;
+    r.measured_packets += st.measured_packets;
+    lat_sum += st.latency_sum;
+    net_sum += st.network_latency_sum;
+    win_created += st.window_flits_created;
+    win_ejected += st.window_flits_ejected;
+    lat.insert(lat.end(), st.latencies.begin(), st.latencies.end());
+    netlat.insert(netlat.end(), st.network_latencies.begin(), st.network_latencies.end());
+  }
+  std::sort(lat.begin(), lat.end());
+  std::sort(netlat.begin(), netlat.end());
+  const double node_cycles = (double)n * cfg.run.cycles;
+  r.offered_flit_rate = win_created / node_cycles;
+  r.accepted_flit_rate = win_ejected / node_cycles;
+  if (!lat.empty()) {
+    r.avg_packet_latency = (double)lat_sum / lat.size();
+    r.avg_network_latency = (double)net_sum / netlat.size();
+    r.p50_packet_latency = percentile(lat, 50);
+    r.p99_packet_latency = percentile(lat, 99);
+    r.max_packet_latency = lat.back();
+    r.p50_network_latency = percentile(netlat, 50);
+    r.p99_network_latency = percentile(netlat, 99);
+    r.max_network_latency = netlat.back();
+  }
+  if (r.totals.flits_ejected)
+    r.avg_hops = (double)r.totals.flits_switched / r.totals.flits_ejected - 1.0;
+
+  // Link utilisation and VC occupancy over the measurement window.
+  const Topology2D& topo = net->topology();
+  const int V = cfg.net.vcs;
+  double util_sum = 0;
+  int nlinks = 0;
+  std::vector<double> occ_sum(V, 0.0), occ_max(V, 0.0);
+  std::vector<int> occ_n(V, 0);
+  for (int c = 0; c < n; ++c) {
+    for (int p = 0; p < kNumNetPorts; ++p) {
+      const size_t li = (size_t)c * kNumNetPorts + p;
+      if (net->link(c, (Port)p)) {
+        const double u = (double)(s1.link_sent[li] - s0.link_sent[li]) / cfg.run.cycles;
+        r.links.push_back({topo.x(c), topo.y(c), (Port)p, u});
+        util_sum += u;
+        ++nlinks;
+        r.link_util_max = std::max(r.link_util_max, u);
+      }
+      // Occupancy of the input VCs of port p (only ports with a link feeding them).
+      const long nb = topo.neighbour(c, (Port)p);
+      if (nb < 0) continue;
+      for (int v = 0; v < V; ++v) {
+        const size_t oi = li * V + v;
+        const double occ = (double)(s1.occ[oi] - s0.occ[oi]) / cfg.run.cycles;
+        occ_sum[v] += occ;
+        ++occ_n[v];
+        occ_max[v] = std::max(occ_max[v], occ);
+      }
+    }
+  }
+  r.link_util_mean = nlinks ? util_sum / nlinks : 0;
+  for (int v = 0; v < V; ++v) {
+    r.vc_occupancy_mean.push_back(occ_n[v] ? occ_sum[v] / occ_n[v] : 0);
+    r.vc_occupancy_max.push_back(occ_max[v]);
+  }
+  const double router_cycles = (double)n * r.total_cycles;
+  r.router_cycles_per_second = sim_seconds > 0 ? router_cycles / sim_seconds : 0;
+  r.flit_hops_per_second = sim_seconds > 0 ? r.totals.flits_switched / sim_seconds : 0;
+  r.router_activity = router_cycles > 0 ? r.totals.router_cycles_evaluated / router_cycles : 0;
+  r.peak_rss_kb = peak_rss_kb();
+  return r;
+}
+
+nlohmann::ordered_json config_json(const Config& c) {
+  nlohmann::ordered_json j;
+  const NetworkConfig& n = c.net;
+  const TrafficConfig& t = c.traffic;
+  j["mesh"] = std::to_string(n.width) + "x" + std::to_string(n.height);
+  j["topology"] = to_string(n.topology);
+  j["board"] = std::to_string(n.board_w) + "x" + std::to_string(n.board_h);
+  j["vcs"] = n.vcs;
+  j["buf"] = n.buf;
+  j["pipeline"] = n.pipeline;
+  j["link-latency"] = n.link_latency;
+  j["credit-latency"] = n.credit_latency;
+  j["flit-bytes"] = n.flit_bytes;
+  j["link-bw"] = n.link_gbps;
+  j["arbiter"] = to_string(n.arbiter);
+  j["routing"] = to_string(n.routing);
+  j["pattern"] = to_string(t.pattern);
+  j["rate"] = t.rate;
+  j["packet"] = t.packet_min == t.packet_max
+                    ? std::to_string(t.packet_min)
+                    : std::to_string(t.packet_min) + "-" + std::to_string(t.packet_max);
+  nlohmann::ordered_json hs = nlohmann::ordered_json::array();
+  for (const Coord& h : t.hotspots) hs.push_back(std::to_string(h.x) + "," + std::to_string(h.y));
+  j["hotspot"] = hs;
+  j["hotspot-fraction"] = t.hotspot_fraction;
+  j["warmup"] = c.run.warmup;
+  j["cycles"] = c.run.cycles;
+  j["max-drain"] = c.run.max_drain;
+  j["watchdog"] = c.run.watchdog;
+  j["seed"] = c.run.seed;
+  j["cycle_ns"] = n.cycle_ns();  // derived: flit-bytes / link-bw
+  return j;
+}
+
+nlohmann::ordered_json result_json(const TrafficResult& r) {
+  nlohmann::ordered_json j;
+  j["ok"] = r.ok;
+  j["stop_reason"] = r.stop_reason;
+  if (!r.message.empty()) j["message"] = r.message;
+  j["cycles"] = r.total_cycles;
+  j["warmup_cycles"] = r.warmup_cycles;
+  j["measure_cycles"] = r.measure_cycles;
+  j["drain_cycles"] = r.drain_cycles;
+  j["offered_flit_rate"] = r.offered_flit_rate;
+  j["accepted_flit_rate"] = r.accepted_flit_rate;
+  j["avg_packet_latency"] = r.avg_packet_latency;
+  j["p50_packet_latency"] = r.p50_packet_latency;
+  j["p99_packet_latency"] = r.p99_packet_latency;
+  j["max_packet_latency"] = r.max_packet_latency;
+  j["avg_network_latency"] = r.avg_network_latency;
+  j["p50_network_latency"] = r.p50_network_latency;
+  j["p99_network_latency"] = r.p99_network_latency;
+  j["max_network_latency"] = r.max_network_latency;
+  j["avg_hops"] = r.avg_hops;
+  j["packets_created"] = r.packets_created;
+  j["packets_delivered"] = r.packets_delivered;
+  j["measured_packets"] = r.measured_packets;
+  j["flits_injected"] = r.totals.flits_injected;
+  j["flits_ejected"] = r.totals.flits_ejected;
+  j["flits_switched"] = r.totals.flits_switched;
+  j["violations"] = r.totals.violations;
+  j["link_util_mean"] = r.link_util_mean;
+  j["link_util_max"] = r.link_util_max;
+  j["vc_occupancy_mean"] = r.vc_occupancy_mean;
+  j["vc_occupancy_max"] = r.vc_occupancy_max;
+  j["router_activity"] = r.router_activity;
+  // Measured on the host, so they differ from run to run: the only such fields.
+  j["wall_seconds"] = r.wall_seconds;
+  j["router_cycles_per_second"] = r.router_cycles_per_second;
+  j["timing"] = {{"setup_seconds", r.setup_seconds},
+                 {"flit_hops_per_second", r.flit_hops_per_second},
+                 {"peak_rss_kb", r.peak_rss_kb}};
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (const LinkUtil& l : r.links)
+    links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
+  j["link_utilization"] = links;
+  j["config"] = config_json(r.config);
+  return j;
+}
+
+}  // namespace fm

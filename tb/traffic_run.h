@@ -1,0 +1,66 @@
+// The synthetic-traffic testbench: builds the network, loads routing tables, runs the
+// warm-up, measurement and drain phases (BookSim's methodology: packets created in the
+// measurement window are tracked to delivery; after the window injection stops and
+// the network drains), watches for stalls, and gathers every statistic.
+//
+// SystemC elaborates once per process: call run_traffic() at most once per process
+// (tb/isolated.h runs several in child processes).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/config.h"
+#include "models/network.h"
+
+namespace fm {
+
+struct LinkUtil {
+  int x, y;
+  Port port;
+  double utilization;  // flits sent per cycle in the measurement window
+};
+
+struct TrafficResult {
+  Config config;
+  bool ok = false;             // drained, no violation, no guard fired
+  std::string stop_reason;     // "drained", "watchdog", "max-drain", "violation"
+  std::string message;         // what went wrong, with where flits are stuck
+  Cycle warmup_cycles = 0, measure_cycles = 0, drain_cycles = 0, total_cycles = 0;
+  NetCounters totals;
+  uint64_t packets_created = 0, packets_delivered = 0, measured_packets = 0;
+  double offered_flit_rate = 0, accepted_flit_rate = 0;  // flits/node/cycle in the window
+  double avg_packet_latency = 0, avg_network_latency = 0;
+  uint32_t p50_packet_latency = 0, p99_packet_latency = 0, max_packet_latency = 0;
+  uint32_t p50_network_latency = 0, p99_network_latency = 0, max_network_latency = 0;
+  double avg_hops = 0;                     // flits switched per ejected flit, minus one
+  std::vector<LinkUtil> links;             // ICI links only
+  double link_util_mean = 0, link_util_max = 0;
+  std::vector<double> vc_occupancy_mean;   // per VC index, flits, over ICI input ports
+  std::vector<double> vc_occupancy_max;    // per VC index, the busiest input VC's mean
+  double setup_seconds = 0, wall_seconds = 0;
+  double router_cycles_per_second = 0, flit_hops_per_second = 0;
+  double router_activity = 0;              // share of router-cycles actually evaluated
+  long peak_rss_kb = 0;
+};
+
+struct RunOptions {
+  bool progress = false;  // progress line on stderr (callers decide: only on a terminal)
+  // Route tables to load instead of the configured scheme's (tests, later schemes).
+  const std::vector<RouteTable>* tables = nullptr;
+};
+
+TrafficResult run_traffic(const Config& cfg, const RunOptions& opt = {});
+
+// The full effective configuration, keyed by command-line option names.
+nlohmann::ordered_json config_json(const Config& c);
+// Every statistic plus the configuration.
+nlohmann::ordered_json result_json(const TrafficResult& r);
+
+// Nearest-rank percentile (p in (0, 100]) of sorted values; 0 when empty.
+uint32_t percentile(const std::vector<uint32_t>& sorted, double p);
+
+long peak_rss_kb();
+
+}  // namespace fm

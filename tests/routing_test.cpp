@@ -1,0 +1,135 @@
+// Dimension-order route tables: every flow reaches its destination minimally, XY turns
+// once, and on a torus the dateline VC classes make the channel dependency graph
+// acyclic (while the same routes with every VC allowed have a cycle).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "models/route_table.h"
+#include "models/topology.h"
+
+using namespace fm;
+
+namespace {
+
+NetworkConfig net(int w, int h, Topology t, Routing r, int vcs = 2) {
+  NetworkConfig n;
+  n.width = w;
+  n.height = h;
+  n.topology = t;
+  n.routing = r;
+  n.vcs = vcs;
+  return n;
+}
+
+// Follows the tables from s to d; returns the path as (chip, port) hops, empty on a loop.
+std::vector<std::pair<ChipId, Port>> walk(const Topology2D& t, const std::vector<RouteTable>& tb,
+                                          ChipId s, ChipId d) {
+  std::vector<std::pair<ChipId, Port>> path;
+  ChipId c = s;
+  for (int guard = 0; guard <= t.chips() * 2; ++guard) {
+    const RouteEntry& e = tb[c].lookup(d);
+    if (e.port == kLocal) return c == d ? path : decltype(path){};
+    path.push_back({c, (Port)e.port});
+    c = (ChipId)t.neighbour(c, (Port)e.port);
+  }
+  return {};
+}
+
+// Channel = (chip, port, vc). Edge a->b when a packet holding a may request b.
+using Chan = std::tuple<ChipId, int, int>;
+bool cdg_has_cycle(const Topology2D& t, const std::vector<RouteTable>& tb) {
+  std::map<Chan, std::set<Chan>> g;
+  for (int s = 0; s < t.chips(); ++s)
+    for (int d = 0; d < t.chips(); ++d) {
+      if (s == d) continue;
+      const auto path = walk(t, tb, s, d);
+      for (size_t i = 0; i + 1 < path.size(); ++i) {
+        const RouteEntry& a = tb[path[i].first].lookup(d);
+        const RouteEntry& b = tb[path[i + 1].first].lookup(d);
+        for (int va = 0; va < 16; ++va)
+          if (a.vc_mask >> va & 1)
+            for (int vb = 0; vb < 16; ++vb)
+              if (b.vc_mask >> vb & 1)
+                g[{path[i].first, path[i].second, va}].insert({path[i + 1].first, path[i + 1].second, vb});
+      }
+    }
+  std::map<Chan, int> color;  // 0 white, 1 grey, 2 black
+  std::function<bool(const Chan&)> dfs = [&](const Chan& u) {
+    color[u] = 1;
+    for (const Chan& v : g[u]) {
+      if (color[v] == 1) return true;
+      if (color[v] == 0 && dfs(v)) return true;
+    }
+    color[u] = 2;
+    return false;
+  };
+  for (auto& kv : g)
+    if (color[kv.first] == 0 && dfs(kv.first)) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(DorTables, EveryFlowIsMinimalOnMeshAndTorus) {
+  for (Topology topo : {Topology::Mesh, Topology::Torus})
+    for (Routing r : {Routing::XY, Routing::YX})
+      for (auto wh : {std::pair<int, int>{4, 4}, {5, 3}, {8, 8}, {2, 7}}) {
+        const NetworkConfig n = net(wh.first, wh.second, topo, r);
+        const Topology2D t(n);
+        const auto tb = build_dor_tables(n);
+        for (int s = 0; s < t.chips(); ++s)
+          for (int d = 0; d < t.chips(); ++d) {
+            const auto p = walk(t, tb, s, d);
+            ASSERT_EQ((int)p.size(), t.distance(s, d)) << s << "->" << d;
+            ASSERT_EQ(tb[d].lookup(d).port, kLocal);
+          }
+      }
+}
+
+TEST(DorTables, XyFinishesXBeforeY) {
+  const NetworkConfig n = net(6, 6, Topology::Mesh, Routing::XY);
+  const Topology2D t(n);
+  const auto tb = build_dor_tables(n);
+  const auto p = walk(t, tb, t.id(0, 0), t.id(3, 4));
+  ASSERT_EQ(p.size(), 7u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(p[i].second, kEast);
+  for (int i = 3; i < 7; ++i) EXPECT_EQ(p[i].second, kNorth);
+  const NetworkConfig m = net(6, 6, Topology::Mesh, Routing::YX);
+  const auto q = walk(t, build_dor_tables(m), t.id(0, 0), t.id(3, 4));
+  EXPECT_EQ(q[0].second, kNorth);
+  EXPECT_EQ(q[6].second, kEast);
+}
+
+TEST(DorTables, MeshDorIsDeadlockFree) {
+  const NetworkConfig n = net(5, 4, Topology::Mesh, Routing::XY, 1);
+  EXPECT_FALSE(cdg_has_cycle(Topology2D(n), build_dor_tables(n)));
+}
+
+TEST(DorTables, TorusDatelineClassesBreakTheRingCycle) {
+  for (int vcs : {2, 3, 4}) {
+    const NetworkConfig n = net(5, 4, Topology::Torus, Routing::XY, vcs);
+    const Topology2D t(n);
+    auto tb = build_dor_tables(n);
+    EXPECT_FALSE(cdg_has_cycle(t, tb)) << vcs << " VCs";
+    // The same routes with every VC allowed everywhere: the rings close a cycle.
+    for (auto& table : tb)
+      for (int d = 0; d < t.chips(); ++d) {
+        RouteEntry e = table.lookup(d);
+        e.vc_mask = all_vcs_mask(vcs);
+        table.set(d, e);
+      }
+    EXPECT_TRUE(cdg_has_cycle(t, tb)) << vcs << " VCs";
+  }
+}
+
+TEST(DorTables, DatelineClassMasks) {
+  EXPECT_EQ(dateline_class_mask(2, 0), 0x1);
+  EXPECT_EQ(dateline_class_mask(2, 1), 0x2);
+  EXPECT_EQ(dateline_class_mask(3, 0), 0x1);
+  EXPECT_EQ(dateline_class_mask(3, 1), 0x6);
+  EXPECT_EQ(dateline_class_mask(16, 0), 0x00ff);
+  EXPECT_EQ(dateline_class_mask(16, 1), 0xff00);
+}
