@@ -6,7 +6,7 @@
 namespace fm {
 
 NetworkInterface::NetworkInterface(sc_core::sc_module_name name, const NetworkConfig& cfg,
-                                   ChipId id, const Clock& clk)
+                                   ChipId id, Clock& clk)
     : sc_module(name),
       Clocked(clk),
       id_(id),

@@ -42,7 +42,7 @@ struct NiStats {
 class NetworkInterface : public sc_core::sc_module, public Clocked {
  public:
   NetworkInterface(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
-                   const Clock& clk);
+                   Clock& clk);
   SC_HAS_PROCESS(NetworkInterface);
 
   // inject: NI -> router local input; eject: router local output -> NI.

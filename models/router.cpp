@@ -10,10 +10,12 @@ inline int rr_pick(uint32_t mask, int ptr) {
   const uint32_t hi = mask & (~0u << ptr);
   return __builtin_ctz(hi ? hi : mask);
 }
+// (i + 1) mod n for 0 <= i < n, without a division (this runs per flit).
+inline int next_mod(int i, int n) { return i + 1 == n ? 0 : i + 1; }
 }  // namespace
 
 Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
-               const Clock& clk)
+               Clock& clk)
     : sc_module(name),
       Clocked(clk),
       id_(id),
@@ -137,7 +139,9 @@ void Router::receive_flits(Cycle now) {
       continue;
     }
     occ_update(q, now);
-    Entry& e = entries_[(p * vcs_ + f.vc) * buf_ + (q.head + q.count) % buf_];
+    int slot = q.head + q.count;
+    if (slot >= buf_) slot -= buf_;
+    Entry& e = entries_[(p * vcs_ + f.vc) * buf_ + slot];
     e.flit = f;
     e.ready = now + reg_rc_;
     if (f.head()) e.route = table_.lookup(f.dst);
@@ -168,7 +172,7 @@ void Router::vc_allocate(Cycle now) {
       if (!cand) continue;
       const int w = rr_pick(cand, q.va_ptr);
       req[n++] = {(uint8_t)(e.route.port * vcs_ + w), (uint8_t)(p * vcs_ + v)};
-      if (!islip_) q.va_ptr = (uint8_t)((w + 1) % vcs_);
+      if (!islip_) q.va_ptr = (uint8_t)next_mod(w, vcs_);
     }
   }
   const int nivc = kNumPorts * vcs_;
@@ -176,10 +180,12 @@ void Router::vc_allocate(Cycle now) {
     if (req[i].ovc == 0xff) continue;
     const int o = req[i].ovc;
     const int ptr = va_out_ptr_[o];
-    int best = i, best_key = (req[i].ivc - ptr + nivc) % nivc;
+    // Distance from the pointer, cyclically: the smallest wins.
+    auto key_of = [&](int ivc) { return ivc >= ptr ? ivc - ptr : ivc - ptr + nivc; };
+    int best = i, best_key = key_of(req[i].ivc);
     for (int j = i + 1; j < n; ++j) {
       if (req[j].ovc != o) continue;
-      const int key = (req[j].ivc - ptr + nivc) % nivc;
+      const int key = key_of(req[j].ivc);
       if (key < best_key) { best = j; best_key = key; }
       req[j].ovc = 0xff;  // handled with this output VC
     }
@@ -190,9 +196,9 @@ void Router::vc_allocate(Cycle now) {
     q.out_port = (uint8_t)op;
     q.out_vc = (uint8_t)ow;
     q.sa_ready = now + reg_va_;
-    if (islip_) q.va_ptr = (uint8_t)((ow + 1) % vcs_);
+    if (islip_) q.va_ptr = (uint8_t)next_mod(ow, vcs_);
     free_[op] &= (uint16_t)~(1u << ow);
-    va_out_ptr_[o] = (uint8_t)((win + 1) % nivc);
+    va_out_ptr_[o] = (uint8_t)next_mod(win, nivc);
   }
 }
 
@@ -218,20 +224,20 @@ void Router::switch_allocate(Cycle now) {
     const int v = rr_pick(elig, sa_in_ptr_[p]);
     pick[p] = v;
     want[ivc(p, v).out_port] |= 1u << p;
-    if (!islip_) sa_in_ptr_[p] = (uint8_t)((v + 1) % vcs_);
+    if (!islip_) sa_in_ptr_[p] = (uint8_t)next_mod(v, vcs_);
   }
   for (int o = 0; o < kNumPorts; ++o) {
     if (!want[o]) continue;
     const int p = rr_pick(want[o], sa_out_ptr_[o]);
-    sa_out_ptr_[o] = (uint8_t)((p + 1) % kNumPorts);
+    sa_out_ptr_[o] = (uint8_t)next_mod(p, kNumPorts);
     const int v = pick[p];
-    if (islip_) sa_in_ptr_[p] = (uint8_t)((v + 1) % vcs_);
+    if (islip_) sa_in_ptr_[p] = (uint8_t)next_mod(v, vcs_);
     // Traverse: pop from the input VC, return its credit, forward on the output VC.
     InVc& q = ivc(p, v);
     Entry& e = front(p, v);
     Flit f = e.flit;
     occ_update(q, now);
-    q.head = (uint16_t)((q.head + 1) % buf_);
+    q.head = (uint16_t)next_mod(q.head, buf_);
     if (--q.count == 0) nonempty_[p] &= (uint16_t)~(1u << v);
     --buffered_;
     in_link_[p]->send_credit(v, now);

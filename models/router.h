@@ -21,7 +21,7 @@ namespace fm {
 
 class Router : public sc_core::sc_module, public Clocked {
  public:
-  Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id, const Clock& clk);
+  Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id, Clock& clk);
   SC_HAS_PROCESS(Router);
 
   // Links entering (flits in, credits out) and leaving (flits out, credits in) port p.
