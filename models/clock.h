@@ -34,6 +34,10 @@ class Clocked {
   inline void wake_at(Cycle at);
   bool asleep() const { return asleep_; }
   Cycle cycles_evaluated() const { return evaluated_; }
+  // Ports (bit = port number) whose link has flits, or credits, in flight toward this
+  // unit; kept by Link. A unit with anything incoming stays awake to read it in its
+  // arrival cycle, and looks at no other port.
+  uint32_t flit_ports_ = 0, credit_ports_ = 0;
 
  protected:
   // Called first in the process body; true when this activation must not evaluate a

@@ -27,7 +27,13 @@ class Link : public sc_core::sc_module {
     credits_.assign(n, kNoCredit);
     cmask_ = n - 1;
   }
-  void bind(Clocked* upstream, Clocked* downstream) { up_ = upstream; down_ = downstream; }
+  // upstream sends flits out of its port up_port; downstream receives them on down_port.
+  void bind(Clocked* upstream, int up_port, Clocked* downstream, int down_port) {
+    up_ = upstream;
+    down_ = downstream;
+    up_bit_ = 1u << up_port;
+    down_bit_ = 1u << down_port;
+  }
 
   // Flit leaving the upstream unit at cycle `depart`; arrives at depart + latency.
   void send(const Flit& f, Cycle depart) {
@@ -36,7 +42,7 @@ class Link : public sc_core::sc_module {
     Slot& s = flits_[at & fmask_];
     s.flit = f;
     s.valid = true;
-    ++inflight_flits_;
+    if (inflight_flits_++ == 0) down_->flit_ports_ |= down_bit_;
     ++sent_;
     down_->wake_at(at);
   }
@@ -46,7 +52,7 @@ class Link : public sc_core::sc_module {
     Slot& s = flits_[now & fmask_];
     if (!s.valid) return false;
     s.valid = false;
-    --inflight_flits_;
+    if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
     *out = s.flit;
     return true;
   }
@@ -55,7 +61,7 @@ class Link : public sc_core::sc_module {
     if (failed_) { ++dropped_credits_; return; }
     const Cycle at = now + credit_latency_;
     credits_[at & cmask_] = (uint8_t)vc;
-    ++inflight_credits_;
+    if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit_;
     up_->wake_at(at);
   }
   // VC of the credit arriving at cycle `now`, or -1.
@@ -65,7 +71,7 @@ class Link : public sc_core::sc_module {
     if (s == kNoCredit) return -1;
     const int vc = s;
     s = kNoCredit;
-    --inflight_credits_;
+    if (--inflight_credits_ == 0) up_->credit_ports_ &= ~up_bit_;
     return vc;
   }
   bool flits_in_flight() const { return inflight_flits_ != 0; }
@@ -79,6 +85,8 @@ class Link : public sc_core::sc_module {
     failed_ = true;
     for (auto& s : flits_) if (s.valid) { s.valid = false; ++dropped_flits_; }
     for (auto& c : credits_) if (c != kNoCredit) { c = kNoCredit; ++dropped_credits_; }
+    down_->flit_ports_ &= ~down_bit_;
+    up_->credit_ports_ &= ~up_bit_;
     inflight_flits_ = inflight_credits_ = 0;
   }
   bool failed() const { return failed_; }
@@ -98,6 +106,7 @@ class Link : public sc_core::sc_module {
   bool failed_ = false;
   Clocked* up_ = nullptr;
   Clocked* down_ = nullptr;
+  uint32_t up_bit_ = 0, down_bit_ = 0;
 };
 
 }  // namespace fm

@@ -31,7 +31,7 @@ Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
       auto l = std::make_unique<Link>(
           (name2("link", topo_.x(c), topo_.y(c)) + "_" + port_name((Port)p)).c_str(),
           cfg.link_latency, cfg.credit_latency);
-      l->bind(routers_[c].get(), routers_[d].get());
+      l->bind(routers_[c].get(), p, routers_[d].get(), opposite((Port)p));
       routers_[c]->connect_out((Port)p, l.get());
       routers_[d]->connect_in(opposite((Port)p), l.get());
       net_links_[c * kNumNetPorts + p] = std::move(l);
@@ -42,8 +42,8 @@ Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
     const int x = topo_.x(c), y = topo_.y(c);
     auto inj = std::make_unique<Link>(name2("inject", x, y).c_str(), 1, 1);
     auto ej = std::make_unique<Link>(name2("eject", x, y).c_str(), 1, 1);
-    inj->bind(nis_[c], routers_[c].get());
-    ej->bind(routers_[c].get(), nis_[c]);
+    inj->bind(nis_[c], 0, routers_[c].get(), kLocal);
+    ej->bind(routers_[c].get(), kLocal, nis_[c], 0);
     routers_[c]->connect_in(kLocal, inj.get());
     routers_[c]->connect_out(kLocal, ej.get());
     nis_[c]->connect(inj.get(), ej.get(), &nis_);

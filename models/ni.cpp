@@ -66,7 +66,7 @@ void NetworkInterface::process() {
     }
   }
   inject(now);
-  if (!cur_active_ && queue_.empty() && !ej_->flits_in_flight() && !inj_->credits_in_flight())
+  if (!cur_active_ && queue_.empty() && !flit_ports_ && !credit_ports_)
     sleep(inject_on_ && src_ ? src_->next_time() : kNever);
 }
 

@@ -60,23 +60,16 @@ std::string Router::load_table(const RouteTable& t) {
 void Router::process() {
   if (resume()) return;
   const Cycle now = clk_.now();
-  receive_credits(now);
-  receive_flits(now);
+  if (credit_ports_) receive_credits(now);
+  if (flit_ports_) receive_flits(now);
   if (buffered_) {
-    vc_allocate(now);
+    if (va_ports_) vc_allocate(now);
     switch_allocate(now);
   }
   if (idle()) sleep();
 }
 
-bool Router::idle() const {
-  if (buffered_) return false;
-  for (int p = 0; p < kNumPorts; ++p) {
-    if (in_link_[p] && in_link_[p]->flits_in_flight()) return false;
-    if (out_link_[p] && out_link_[p]->credits_in_flight()) return false;
-  }
-  return true;
-}
+bool Router::idle() const { return !buffered_ && !flit_ports_ && !credit_ports_; }
 
 void Router::violation(const std::string& what) {
   if (!violations_++) {
@@ -87,10 +80,9 @@ void Router::violation(const std::string& what) {
 }
 
 void Router::receive_credits(Cycle now) {
-  for (int p = 0; p < kNumPorts; ++p) {
-    Link* l = out_link_[p];
-    if (!l) continue;
-    const int v = l->receive_credit(now);
+  for (uint32_t m = credit_ports_; m; m &= m - 1) {
+    const int p = __builtin_ctz(m);
+    const int v = out_link_[p]->receive_credit(now);
     if (v < 0) continue;
     OutVc& o = ovc(p, v);
     if (++o.credits > buf_) {
@@ -103,9 +95,9 @@ void Router::receive_credits(Cycle now) {
 
 // Buffer write and route computation: a head flit looks up its route as it is written.
 void Router::receive_flits(Cycle now) {
-  for (int p = 0; p < kNumPorts; ++p) {
+  for (uint32_t m = flit_ports_; m; m &= m - 1) {
+    const int p = __builtin_ctz(m);
     Link* l = in_link_[p];
-    if (!l) continue;
     Flit f;
     if (!l->receive(now, &f)) continue;
     if (f.vc >= vcs_) {
@@ -147,6 +139,8 @@ void Router::receive_flits(Cycle now) {
     if (f.head()) e.route = table_.lookup(f.dst);
     ++q.count;
     nonempty_[p] |= (uint16_t)(1u << f.vc);
+    nonempty_ports_ |= 1u << p;
+    if (q.state == kIdle) va_mark(p, f.vc);
     ++buffered_;
   }
 }
@@ -161,11 +155,11 @@ void Router::vc_allocate(Cycle now) {
   };
   Req req[kNumPorts * kMaxVcs];
   int n = 0;
-  for (int p = 0; p < kNumPorts; ++p) {
-    for (uint32_t m = nonempty_[p]; m; m &= m - 1) {
+  for (uint32_t pm = va_ports_; pm; pm &= pm - 1) {
+    const int p = __builtin_ctz(pm);
+    for (uint32_t m = va_wait_[p]; m; m &= m - 1) {
       const int v = __builtin_ctz(m);
       InVc& q = ivc(p, v);
-      if (q.state != kIdle) continue;
       const Entry& e = front(p, v);
       if (e.ready > now) continue;
       const uint32_t cand = e.route.vc_mask & free_[e.route.port];
@@ -193,6 +187,7 @@ void Router::vc_allocate(Cycle now) {
     const int op = o / vcs_, ow = o % vcs_;
     InVc& q = in_[win];
     q.state = kActive;
+    va_unmark(win / vcs_, win % vcs_);
     q.out_port = (uint8_t)op;
     q.out_vc = (uint8_t)ow;
     q.sa_ready = now + reg_va_;
@@ -210,7 +205,9 @@ void Router::vc_allocate(Cycle now) {
 void Router::switch_allocate(Cycle now) {
   int pick[kNumPorts];
   uint32_t want[kNumPorts] = {};
-  for (int p = 0; p < kNumPorts; ++p) {
+  uint32_t outs = 0;  // output ports with a request
+  for (uint32_t pm = nonempty_ports_; pm; pm &= pm - 1) {
+    const int p = __builtin_ctz(pm);
     uint32_t elig = 0;
     for (uint32_t m = nonempty_[p]; m; m &= m - 1) {
       const int v = __builtin_ctz(m);
@@ -223,11 +220,13 @@ void Router::switch_allocate(Cycle now) {
     if (!elig) continue;
     const int v = rr_pick(elig, sa_in_ptr_[p]);
     pick[p] = v;
-    want[ivc(p, v).out_port] |= 1u << p;
+    const int o = ivc(p, v).out_port;
+    want[o] |= 1u << p;
+    outs |= 1u << o;
     if (!islip_) sa_in_ptr_[p] = (uint8_t)next_mod(v, vcs_);
   }
-  for (int o = 0; o < kNumPorts; ++o) {
-    if (!want[o]) continue;
+  for (; outs; outs &= outs - 1) {
+    const int o = __builtin_ctz(outs);
     const int p = rr_pick(want[o], sa_out_ptr_[o]);
     sa_out_ptr_[o] = (uint8_t)next_mod(p, kNumPorts);
     const int v = pick[p];
@@ -238,7 +237,8 @@ void Router::switch_allocate(Cycle now) {
     Flit f = e.flit;
     occ_update(q, now);
     q.head = (uint16_t)next_mod(q.head, buf_);
-    if (--q.count == 0) nonempty_[p] &= (uint16_t)~(1u << v);
+    if (--q.count == 0 && !(nonempty_[p] &= (uint16_t)~(1u << v)))
+      nonempty_ports_ &= ~(1u << p);
     --buffered_;
     in_link_[p]->send_credit(v, now);
     OutVc& ov = ovc(o, q.out_vc);
@@ -248,6 +248,7 @@ void Router::switch_allocate(Cycle now) {
     ++switched_;
     if (f.tail()) {
       q.state = kIdle;
+      if (q.count) va_mark(p, v);  // the next packet's head waits for VA
       free_[o] |= (uint16_t)(1u << q.out_vc);
     }
   }

@@ -102,6 +102,18 @@ class Router : public sc_core::sc_module, public Clocked {
   std::vector<OutVc> out_;        // [port][vc]
   std::vector<Entry> entries_;    // [port][vc][slot]
   uint16_t nonempty_[kNumPorts] = {};  // per input port: VCs holding flits
+  uint32_t nonempty_ports_ = 0;        // input ports with any VC holding flits
+  // Input VCs that are idle and hold flits (a head waits for VC allocation), per port,
+  // and the ports that have any: VA looks at nothing else.
+  uint16_t va_wait_[kNumPorts] = {};
+  uint32_t va_ports_ = 0;
+  void va_mark(int p, int v) {
+    va_wait_[p] |= (uint16_t)(1u << v);
+    va_ports_ |= 1u << p;
+  }
+  void va_unmark(int p, int v) {
+    if (!(va_wait_[p] &= (uint16_t)~(1u << v))) va_ports_ &= ~(1u << p);
+  }
   uint16_t free_[kNumPorts] = {};      // per output port: output VCs not allocated
   uint8_t sa_in_ptr_[kNumPorts] = {};  // switch allocation, stage 1 (over VCs)
   uint8_t sa_out_ptr_[kNumPorts] = {}; // switch allocation, stage 2 (over input ports)
