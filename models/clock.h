@@ -35,8 +35,8 @@ class Clocked {
   bool asleep() const { return asleep_; }
   Cycle cycles_evaluated() const { return evaluated_; }
   // Ports (bit = port number) whose link has flits, or credits, in flight toward this
-  // unit; kept by Link. A unit with anything incoming stays awake to read it in its
-  // arrival cycle, and looks at no other port.
+  // unit; kept by Link. A unit with flits incoming stays awake to read each in its
+  // arrival cycle; credits wait in their link until the unit next evaluates a cycle.
   uint32_t flit_ports_ = 0, credit_ports_ = 0;
 
  protected:
@@ -124,8 +124,9 @@ class Clock : public sc_core::sc_module {
 };
 
 inline void Clocked::wake_at(Cycle at) {
+  if (!asleep_) return;  // the common case: the unit is running anyway
   if (at <= clk_.now()) at = clk_.now() + 1;  // never book the past
-  if (asleep_ && at < pending_) {
+  if (at < pending_) {
     pending_ = at;
     clk_.book(this, at);
   }

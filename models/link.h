@@ -1,8 +1,14 @@
 // One direction of an ICI link (or of a router<->NI local channel): a pipelined flit
 // channel of `latency` cycles carrying one flit per cycle downstream, and the credit
 // channel of `credit_latency` cycles carrying credits (one VC id per cycle) back
-// upstream. Each channel is a ring of time slots indexed by arrival cycle, so a sender
-// writing in cycle t never touches what a receiver reads in cycle t.
+// upstream.
+//
+// The flit channel is a ring of time slots indexed by arrival cycle, so a sender
+// writing in cycle t never touches what a receiver reads in cycle t; the receiver is
+// woken for each arrival. The credit channel is a FIFO of (arrival cycle, VC): credits
+// only matter when the upstream unit allocates its switch, which it only does in a
+// cycle it evaluates, so it applies every credit that has arrived by then and need not
+// wake up for credits at all.
 //
 // A failed link carries nothing: flits and credits sent into it are counted and lost.
 #pragma once
@@ -16,15 +22,16 @@ namespace fm {
 
 class Link : public sc_core::sc_module {
  public:
-  Link(sc_core::sc_module_name name, int latency, int credit_latency)
+  // max_credits: most credits that can be outstanding (VCs x buffer depth downstream).
+  Link(sc_core::sc_module_name name, int latency, int credit_latency, int max_credits)
       : sc_module(name), latency_(latency), credit_latency_(credit_latency) {
     size_t n = 1;
     while (n < (size_t)latency + 2) n <<= 1;  // departure may be delayed 1 cycle (ST stage)
     flits_.resize(n);
     fmask_ = n - 1;
     n = 1;
-    while (n < (size_t)credit_latency + 1) n <<= 1;
-    credits_.assign(n, kNoCredit);
+    while (n < (size_t)max_credits + 1) n <<= 1;
+    credits_.resize(n);
     cmask_ = n - 1;
   }
   // upstream sends flits out of its port up_port; downstream receives them on down_port.
@@ -56,23 +63,24 @@ class Link : public sc_core::sc_module {
     *out = s.flit;
     return true;
   }
-  // Credit for VC `vc` sent upstream at cycle `now`.
+  // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
   void send_credit(int vc, Cycle now) {
     if (failed_) { ++dropped_credits_; return; }
-    const Cycle at = now + credit_latency_;
-    credits_[at & cmask_] = (uint8_t)vc;
+    if (inflight_credits_ > cmask_) {  // more credits than buffer slots: flow control broken
+      ++dropped_credits_;
+      return;
+    }
+    credits_[(chead_ + inflight_credits_) & cmask_] = {now + credit_latency_, (uint8_t)vc};
     if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit_;
-    up_->wake_at(at);
   }
-  // VC of the credit arriving at cycle `now`, or -1.
+  // VC of the oldest credit that has arrived by cycle `now`, or -1.
   int receive_credit(Cycle now) {
     if (!inflight_credits_) return -1;
-    uint8_t& s = credits_[now & cmask_];
-    if (s == kNoCredit) return -1;
-    const int vc = s;
-    s = kNoCredit;
+    const Credit& c = credits_[chead_ & cmask_];
+    if (c.at > now) return -1;
+    ++chead_;
     if (--inflight_credits_ == 0) up_->credit_ports_ &= ~up_bit_;
-    return vc;
+    return c.vc;
   }
   bool flits_in_flight() const { return inflight_flits_ != 0; }
   bool credits_in_flight() const { return inflight_credits_ != 0; }
@@ -84,7 +92,7 @@ class Link : public sc_core::sc_module {
   void fail() {
     failed_ = true;
     for (auto& s : flits_) if (s.valid) { s.valid = false; ++dropped_flits_; }
-    for (auto& c : credits_) if (c != kNoCredit) { c = kNoCredit; ++dropped_credits_; }
+    dropped_credits_ += inflight_credits_;
     down_->flit_ports_ &= ~down_bit_;
     up_->credit_ports_ &= ~up_bit_;
     inflight_flits_ = inflight_credits_ = 0;
@@ -92,15 +100,18 @@ class Link : public sc_core::sc_module {
   bool failed() const { return failed_; }
 
  private:
-  static constexpr uint8_t kNoCredit = 0xff;
+  struct Credit {
+    Cycle at;
+    uint8_t vc;
+  };
   struct Slot {
     Flit flit;
     bool valid = false;
   };
   const int latency_, credit_latency_;
   std::vector<Slot> flits_;
-  std::vector<uint8_t> credits_;
-  size_t fmask_, cmask_;
+  std::vector<Credit> credits_;  // FIFO ring: chead_ .. chead_ + inflight_credits_
+  size_t fmask_, cmask_, chead_ = 0;
   uint32_t inflight_flits_ = 0, inflight_credits_ = 0;
   uint64_t sent_ = 0, dropped_flits_ = 0, dropped_credits_ = 0;
   bool failed_ = false;

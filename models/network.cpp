@@ -30,7 +30,7 @@ Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
       if (d < 0) continue;
       auto l = std::make_unique<Link>(
           (name2("link", topo_.x(c), topo_.y(c)) + "_" + port_name((Port)p)).c_str(),
-          cfg.link_latency, cfg.credit_latency);
+          cfg.link_latency, cfg.credit_latency, cfg.vcs * cfg.buf);
       l->bind(routers_[c].get(), p, routers_[d].get(), opposite((Port)p));
       routers_[c]->connect_out((Port)p, l.get());
       routers_[d]->connect_in(opposite((Port)p), l.get());
@@ -40,8 +40,8 @@ Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
   // Router <-> NI channels: on-chip, 1 cycle for flits and credits.
   for (int c = 0; c < n; ++c) {
     const int x = topo_.x(c), y = topo_.y(c);
-    auto inj = std::make_unique<Link>(name2("inject", x, y).c_str(), 1, 1);
-    auto ej = std::make_unique<Link>(name2("eject", x, y).c_str(), 1, 1);
+    auto inj = std::make_unique<Link>(name2("inject", x, y).c_str(), 1, 1, cfg.vcs * cfg.buf);
+    auto ej = std::make_unique<Link>(name2("eject", x, y).c_str(), 1, 1, cfg.vcs * cfg.buf);
     inj->bind(nis_[c], 0, routers_[c].get(), kLocal);
     ej->bind(routers_[c].get(), kLocal, nis_[c], 0);
     routers_[c]->connect_in(kLocal, inj.get());

@@ -48,8 +48,7 @@ void NetworkInterface::violation(const std::string& what) {
 void NetworkInterface::process() {
   if (resume()) return;
   const Cycle now = clk_.now();
-  const int v = inj_->receive_credit(now);
-  if (v >= 0) ++credits_[v];
+  for (int v; (v = inj_->receive_credit(now)) >= 0;) ++credits_[v];
   eject(now);
   if (inject_on_ && src_) {
     while (src_->next_time() <= now) {
@@ -66,7 +65,7 @@ void NetworkInterface::process() {
     }
   }
   inject(now);
-  if (!cur_active_ && queue_.empty() && !flit_ports_ && !credit_ports_)
+  if (!cur_active_ && queue_.empty() && !flit_ports_)
     sleep(inject_on_ && src_ ? src_->next_time() : kNever);
 }
 

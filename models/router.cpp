@@ -69,7 +69,7 @@ void Router::process() {
   if (idle()) sleep();
 }
 
-bool Router::idle() const { return !buffered_ && !flit_ports_ && !credit_ports_; }
+bool Router::idle() const { return !buffered_ && !flit_ports_; }
 
 void Router::violation(const std::string& what) {
   if (!violations_++) {
@@ -79,16 +79,17 @@ void Router::violation(const std::string& what) {
   }
 }
 
+// Applies every credit that has arrived by `now` (several if the router slept).
 void Router::receive_credits(Cycle now) {
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
     const int p = __builtin_ctz(m);
-    const int v = out_link_[p]->receive_credit(now);
-    if (v < 0) continue;
-    OutVc& o = ovc(p, v);
-    if (++o.credits > buf_) {
-      violation(std::string("credit count above buffer depth on output ") +
-                port_name((Port)p) + " vc " + std::to_string(v));
-      o.credits = (int16_t)buf_;
+    for (int v; (v = out_link_[p]->receive_credit(now)) >= 0;) {
+      OutVc& o = ovc(p, v);
+      if (++o.credits > buf_) {
+        violation(std::string("credit count above buffer depth on output ") +
+                  port_name((Port)p) + " vc " + std::to_string(v));
+        o.credits = (int16_t)buf_;
+      }
     }
   }
 }
@@ -212,7 +213,7 @@ void Router::switch_allocate(Cycle now) {
     for (uint32_t m = nonempty_[p]; m; m &= m - 1) {
       const int v = __builtin_ctz(m);
       const InVc& q = ivc(p, v);
-      if (q.state != kActive || q.sa_ready > now) continue;
+      if (q.sa_ready > now) continue;  // IDLE VCs hold kNever
       if (front(p, v).ready > now) continue;
       if (ovc(q.out_port, q.out_vc).credits <= 0) continue;
       elig |= 1u << v;
@@ -248,6 +249,7 @@ void Router::switch_allocate(Cycle now) {
     ++switched_;
     if (f.tail()) {
       q.state = kIdle;
+      q.sa_ready = kNever;
       if (q.count) va_mark(p, v);  // the next packet's head waits for VA
       free_[o] |= (uint16_t)(1u << q.out_vc);
     }

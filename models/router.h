@@ -60,7 +60,7 @@ class Router : public sc_core::sc_module, public Clocked {
     VcState state = kIdle;
     uint8_t out_port = 0, out_vc = 0;
     uint8_t va_ptr = 0;            // round-robin pointer over output VCs (VA stage 1)
-    Cycle sa_ready = 0;            // first cycle the packet may bid for the switch
+    Cycle sa_ready = kNever;       // first cycle the packet may bid for the switch (kNever: IDLE)
     // Monitors: the packet whose flits are being written into this VC.
     bool open = false;
     ChipId open_src = 0;

@@ -108,10 +108,10 @@ int cmd_bench(const std::vector<std::string>& args) {
         return kExitRunFailed;
       }
       rcs.push_back(j["router_cycles_per_second"].get<double>());
-      fhs.push_back(j["timing"]["flit_hops_per_second"].get<double>());
+      fhs.push_back(j["simulator"]["flit_hops_per_second"].get<double>());
       wall.push_back(j["wall_seconds"].get<double>());
-      rss.push_back(j["timing"]["peak_rss_kb"].get<double>());
-      act.push_back(j["router_activity"].get<double>());
+      rss.push_back(j["simulator"]["peak_rss_kb"].get<double>());
+      act.push_back(j["simulator"]["router_activity"].get<double>());
       cycles = j["cycles"].get<uint64_t>();
     }
     std::printf("%-26s %8llu %14.4g %14.4g %9.3f %8.0fMB %8.1f%%\n", c.name.c_str(),

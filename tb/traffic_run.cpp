@@ -330,13 +330,14 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
   j["link_util_max"] = r.link_util_max;
   j["vc_occupancy_mean"] = r.vc_occupancy_mean;
   j["vc_occupancy_max"] = r.vc_occupancy_max;
-  j["router_activity"] = r.router_activity;
-  // Measured on the host, so they differ from run to run: the only such fields.
+  // The simulator's own performance, not the model's: host timings differ from run to
+  // run (the only fields that do), router_activity from one faultmesh version to another.
   j["wall_seconds"] = r.wall_seconds;
   j["router_cycles_per_second"] = r.router_cycles_per_second;
-  j["timing"] = {{"setup_seconds", r.setup_seconds},
-                 {"flit_hops_per_second", r.flit_hops_per_second},
-                 {"peak_rss_kb", r.peak_rss_kb}};
+  j["simulator"] = {{"setup_seconds", r.setup_seconds},
+                    {"flit_hops_per_second", r.flit_hops_per_second},
+                    {"peak_rss_kb", r.peak_rss_kb},
+                    {"router_activity", r.router_activity}};
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});

@@ -19,8 +19,14 @@ TEST(Monitors, CreditAboveBufferDepthIsReported) {
     Network net("net", n);
     net.load_tables(build_dor_tables(n));
     // A credit for VC 0 of router 0's East output, which already holds all B credits.
+    // Credits are applied when the router next evaluates a cycle: a packet through
+    // router 0 makes it do so.
     net.link(0, kEast)->send_credit(0, 0);
-    sc_core::sc_start(net.clock().period() * 10.0);
+    ScriptedSource src({{3, 1, 1}});
+    net.ni(0).set_window(0, kNever);
+    net.ni(0).set_source(&src);
+    net.ni(0).set_injection(true);
+    sc_core::sc_start(net.clock().period() * 20.0);
     return nlohmann::json{{"violations", net.counters().violations},
                           {"first", net.first_violation()}};
   });

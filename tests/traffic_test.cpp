@@ -85,7 +85,7 @@ TEST(Determinism, SameSeedSameBytesOtherSeedDiffers) {
   auto strip = [](nlohmann::json j) {
     j.erase("wall_seconds");
     j.erase("router_cycles_per_second");
-    j.erase("timing");
+    j.erase("simulator");
     return j.dump();
   };
   Config c = traffic(8, 8, Topology::Torus, Pattern::Uniform, 0.3, 4000);

@@ -1,0 +1,2 @@
+# Empty dependencies file for faultmesh_tb.
+# This may be replaced when dependencies are built.
