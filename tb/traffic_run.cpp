@@ -193,8 +193,11 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   // Latency and throughput from the NIs, merged in chip order.
   std::vector<uint32_t> lat, netlat;
   uint64_t lat_sum = 0, net_sum = 0, win_created = 0, win_ejected = 0;
+  uint64_t node_min = ~0ULL, node_max = 0;
   for (int c = 0; c < n; ++c) {
     const NiStats& st = net->ni(c).stats();
+    node_min = std::min(node_min, st.window_flits_ejected);
+    node_max = std::max(node_max, st.window_flits_ejected);
     r.packets_created += st.packets_created;
     r.packets_delivered += st.packets_delivered;
     r.measured_packets += st.measured_packets;
@@ -210,6 +213,8 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   const double node_cycles = (double)n * cfg.run.cycles;
   r.offered_flit_rate = win_created / node_cycles;
   r.accepted_flit_rate = win_ejected / node_cycles;
+  r.accepted_flit_rate_min = (double)node_min / cfg.run.cycles;
+  r.accepted_flit_rate_max = (double)node_max / cfg.run.cycles;
   if (!lat.empty()) {
     r.avg_packet_latency = (double)lat_sum / lat.size();
     r.avg_network_latency = (double)net_sum / netlat.size();
@@ -310,6 +315,8 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
   j["drain_cycles"] = r.drain_cycles;
   j["offered_flit_rate"] = r.offered_flit_rate;
   j["accepted_flit_rate"] = r.accepted_flit_rate;
+  j["accepted_flit_rate_min"] = r.accepted_flit_rate_min;
+  j["accepted_flit_rate_max"] = r.accepted_flit_rate_max;
   j["avg_packet_latency"] = r.avg_packet_latency;
   j["p50_packet_latency"] = r.p50_packet_latency;
   j["p99_packet_latency"] = r.p99_packet_latency;

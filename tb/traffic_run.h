@@ -31,6 +31,7 @@ struct TrafficResult {
   NetCounters totals;
   uint64_t packets_created = 0, packets_delivered = 0, measured_packets = 0;
   double offered_flit_rate = 0, accepted_flit_rate = 0;  // flits/node/cycle in the window
+  double accepted_flit_rate_min = 0, accepted_flit_rate_max = 0;  // over nodes (fairness)
   double avg_packet_latency = 0, avg_network_latency = 0;
   uint32_t p50_packet_latency = 0, p99_packet_latency = 0, max_packet_latency = 0;
   uint32_t p50_network_latency = 0, p99_network_latency = 0, max_network_latency = 0;
