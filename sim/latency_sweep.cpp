@@ -59,7 +59,7 @@ int cmd_latency_sweep(const std::vector<std::string>& args) {
     ("rates", po::value<std::string>()->default_value("0.05:1:0.05"),
      "offered loads: A:B:STEP or r1,r2,... (flits/node/cycle)")
     ("jobs", po::value<int>()->default_value(2), "points simulated at once, 1..64")
-    ("sat-factor", po::value<double>()->default_value(3.0),
+    ("sat-factor", po::value<double>()->default_value(3.0, "3"),
      "saturated when latency > this x the lowest-rate latency (> 1)")
     ("full", po::bool_switch(), "run every rate (default: stop after the first saturated batch)");
   po::options_description desc;

@@ -1,5 +1,6 @@
 #include "sim/options.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -56,6 +57,13 @@ bool parse_range(const std::string& s, int* lo, int* hi) {
   }
 }
 
+// A double default shown as typed ("0.1", not "0.10000000000000001").
+po::typed_value<double>* dbl(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return po::value<double>()->default_value(v, b);
+}
+
 Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
   const long long v = vm[name].as<long long>();
   if (v < lo)
@@ -83,7 +91,7 @@ po::options_description network_options() {
     ("credit-latency", po::value<int>(),
      "credit return latency in cycles, 1..1000 (default: = --link-latency)")
     ("flit-bytes", po::value<int>()->default_value(d.flit_bytes), "flit size = link width, bytes")
-    ("link-bw", po::value<double>()->default_value(d.link_gbps),
+    ("link-bw", dbl(d.link_gbps),
      "link bandwidth per direction, GB/s; cycle time = flit-bytes / link-bw")
     ("arbiter", po::value<std::string>()->default_value(to_string(d.arbiter)),
      "allocator pointer policy: rr | islip")
@@ -98,13 +106,13 @@ po::options_description traffic_options() {
   o.add_options()
     ("pattern", po::value<std::string>()->default_value(to_string(d.traffic.pattern)),
      (std::string(kPatternNames)).c_str())
-    ("rate", po::value<double>()->default_value(d.traffic.rate),
+    ("rate", dbl(d.traffic.rate),
      "offered load, flits/node/cycle, 0..1 (Bernoulli)")
     ("packet", po::value<std::string>()->default_value("4"),
      "packet size in flits: N or A-B (uniform)")
     ("hotspot", po::value<std::vector<std::string>>()->composing(),
      "hotspot chip x,y (repeatable; for --pattern hotspot)")
-    ("hotspot-fraction", po::value<double>()->default_value(d.traffic.hotspot_fraction),
+    ("hotspot-fraction", dbl(d.traffic.hotspot_fraction),
      "share of packets sent to a hotspot, 0..1")
     ("source", po::value<std::vector<std::string>>()->composing(),
      "only chip x,y injects (repeatable; default every chip)")
