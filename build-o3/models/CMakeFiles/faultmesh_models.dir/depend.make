@@ -1,2 +1,0 @@
-# Empty dependencies file for faultmesh_models.
-# This may be replaced when dependencies are built.

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-o3/tests/faultmesh_tests[1]_tests.cmake")
-  include("/work/main/build-o3/tests/faultmesh_tests[1]_tests.cmake")
-else()
-  add_test(faultmesh_tests_NOT_BUILT faultmesh_tests_NOT_BUILT)
-endif()
