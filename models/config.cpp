@@ -9,7 +9,15 @@ const char* const kPatternNames =
 
 const char* to_string(Topology t) { return t == Topology::Mesh ? "mesh" : "torus"; }
 const char* to_string(Arbiter a) { return a == Arbiter::RoundRobin ? "rr" : "islip"; }
-const char* to_string(Routing r) { return r == Routing::XY ? "xy" : "yx"; }
+const char* to_string(Routing r) {
+  switch (r) {
+    case Routing::XY: return "xy";
+    case Routing::YX: return "yx";
+    case Routing::Lash: return "lash";
+    case Routing::Auto: return "auto";
+  }
+  return "?";
+}
 const char* to_string(Pattern p) {
   switch (p) {
     case Pattern::Uniform: return "uniform";
@@ -37,8 +45,10 @@ bool parse_arbiter(const std::string& s, Arbiter* out) {
   return true;
 }
 bool parse_routing(const std::string& s, Routing* out) {
-  if (s == "xy") *out = Routing::XY;
+  if (s == "xy" || s == "dor") *out = Routing::XY;
   else if (s == "yx") *out = Routing::YX;
+  else if (s == "lash") *out = Routing::Lash;
+  else if (s == "auto") *out = Routing::Auto;
   else return false;
   return true;
 }

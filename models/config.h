@@ -3,6 +3,7 @@
 // files echo it back in full so that a run can be reproduced from its output.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,8 @@ namespace fm {
 
 enum class Topology { Mesh, Torus };
 enum class Arbiter { RoundRobin, ISlip };
-enum class Routing { XY, YX };
+// Routing schemes (docs/routing.md). Auto: XY when nothing has failed, Lash otherwise.
+enum class Routing { XY, YX, Lash, Auto };
 enum class Pattern {
   Uniform, Transpose, BitComplement, BitReverse, Shuffle, Tornado, Neighbour, Hotspot
 };
@@ -20,6 +22,28 @@ enum class Pattern {
 struct Coord {
   int x = 0, y = 0;
   bool operator==(const Coord& o) const { return x == o.x && y == o.y; }
+};
+
+// A failed link: the link leaving chip `at` through network port `dir`; with `both`
+// also the link coming back the other way.
+struct LinkFault {
+  Coord at;
+  Port dir = kNorth;
+  bool both = true;
+};
+
+// What has failed (models/fault/fault_set.h turns this into per-chip, per-link state).
+struct FaultConfig {
+  std::vector<Coord> chips;    // --fail-chip x,y
+  std::vector<Coord> boards;   // --fail-board bx,by (board coordinates)
+  std::vector<LinkFault> links;  // --fail-link x,y:D[:oneway]
+  bool empty() const { return chips.empty() && boards.empty() && links.empty(); }
+};
+
+// Bad input found while building the model (an impossible mesh, a partitioned fault
+// set, a route set a scheme cannot make): the CLI reports it as bad input (exit 2).
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Network and router parameters. Defaults and where they come from: docs/router-microarchitecture.md.
@@ -35,7 +59,8 @@ struct NetworkConfig {
   int flit_bytes = 64;                 // bytes per flit = link width (one flit/cycle/link)
   double link_gbps = 100.0;            // GB/s per link direction (ICI: 100 GB/s = 1e11 B/s)
   Arbiter arbiter = Arbiter::RoundRobin;
-  Routing routing = Routing::XY;
+  Routing routing = Routing::Auto;
+  FaultConfig faults;
 
   int chips() const { return width * height; }
   bool torus() const { return topology == Topology::Torus; }

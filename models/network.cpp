@@ -52,6 +52,12 @@ Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
   }
 }
 
+void Network::apply_faults(const FaultSet& f) {
+  for (int c = 0; c < chips(); ++c)
+    for (int p = 0; p < kNumNetPorts; ++p)
+      if (Link* l = link(c, (Port)p); l && f.link_dead(c, (Port)p)) l->fail();
+}
+
 std::string Network::load_tables(const std::vector<RouteTable>& tables) {
   if ((int)tables.size() != chips()) return "route tables: expected one table per chip";
   for (int c = 0; c < chips(); ++c) {

@@ -9,6 +9,7 @@
 
 #include "models/clock.h"
 #include "models/config.h"
+#include "models/fault/fault_set.h"
 #include "models/link.h"
 #include "models/ni.h"
 #include "models/route_table.h"
@@ -27,6 +28,8 @@ struct NetCounters {
 class Network : public sc_core::sc_module {
  public:
   Network(sc_core::sc_module_name name, const NetworkConfig& cfg);
+  // Fails every link the fault set marks dead (a dead chip's links included).
+  void apply_faults(const FaultSet& f);
   // Loads one table per router; returns "" or the first error.
   std::string load_tables(const std::vector<RouteTable>& tables);
 

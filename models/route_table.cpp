@@ -30,30 +30,32 @@ Step dim_step(int at, int to, int k, bool torus) {
 
 }  // namespace
 
+DorStep dor_step(const Topology2D& t, ChipId c, ChipId d, bool x_first) {
+  const int cx = t.x(c), cy = t.y(c), dx = t.x(d), dy = t.y(d);
+  const bool x_left = cx != dx, y_left = cy != dy;
+  if (!x_left && !y_left) return {kLocal, false};
+  if (x_left && (x_first || !y_left)) {
+    const Step s = dim_step(cx, dx, t.width(), t.torus());
+    return {s.plus ? kEast : kWest, s.crosses_wrap};
+  }
+  const Step s = dim_step(cy, dy, t.height(), t.torus());
+  return {s.plus ? kNorth : kSouth, s.crosses_wrap};
+}
+
 std::vector<RouteTable> build_dor_tables(const NetworkConfig& n) {
   const Topology2D topo(n);
   const int chips = topo.chips();
   std::vector<RouteTable> tables(chips, RouteTable(chips));
   const uint16_t all = all_vcs_mask(n.vcs);
+  const bool x_first = n.routing != Routing::YX;
   for (int c = 0; c < chips; ++c) {
-    const int cx = topo.x(c), cy = topo.y(c);
     for (int d = 0; d < chips; ++d) {
-      const int dx = topo.x(d), dy = topo.y(d);
+      const DorStep s = dor_step(topo, c, d, x_first);
       RouteEntry e;
+      e.port = s.port;
       e.vc_mask = all;
-      const bool x_first = n.routing == Routing::XY;
-      const bool x_left = cx != dx, y_left = cy != dy;
-      if (!x_left && !y_left) {
-        e.port = kLocal;
-      } else if (x_left && (x_first || !y_left)) {
-        Step s = dim_step(cx, dx, n.width, topo.torus());
-        e.port = s.plus ? kEast : kWest;
-        if (topo.torus()) e.vc_mask = dateline_class_mask(n.vcs, s.crosses_wrap ? 0 : 1);
-      } else {
-        Step s = dim_step(cy, dy, n.height, topo.torus());
-        e.port = s.plus ? kNorth : kSouth;
-        if (topo.torus()) e.vc_mask = dateline_class_mask(n.vcs, s.crosses_wrap ? 0 : 1);
-      }
+      if (topo.torus() && s.port != kLocal)
+        e.vc_mask = dateline_class_mask(n.vcs, s.crosses_wrap ? 0 : 1);
       tables[c].set(d, e);
     }
   }

@@ -15,6 +15,9 @@ struct RouteEntry {
   uint8_t port = kLocal;
   uint16_t vc_mask = 0;
 };
+// Port value of an entry for a destination that has no route (a dead chip). A head
+// flit that looks it up is a violation; the checker requires that no live pair uses it.
+constexpr uint8_t kNoRoute = 0xff;
 
 class RouteTable {
  public:
@@ -32,6 +35,15 @@ class RouteTable {
 // crosses the wraparound link uses class 0; otherwise class 1.
 uint16_t all_vcs_mask(int vcs);
 uint16_t dateline_class_mask(int vcs, int cls);
+
+// The dimension-order next hop from c toward d (kLocal when c == d), and whether the
+// rest of the path in that dimension crosses the torus wraparound link. The one
+// definition of DOR, used by the DOR tables and as the tie-break of other schemes.
+struct DorStep {
+  Port port;
+  bool crosses_wrap;
+};
+DorStep dor_step(const Topology2D& t, ChipId c, ChipId d, bool x_first);
 
 // Dimension-order routing tables (XY or YX as configured), one per router; minimal on a
 // torus with dateline VC classes, ties (distance exactly half the ring) go East/North.

@@ -42,6 +42,7 @@ void Router::connect_out(Port p, Link* l) {
 std::string Router::load_table(const RouteTable& t) {
   for (int d = 0; d < t.size(); ++d) {
     const RouteEntry& e = t.lookup(d);
+    if (e.port == kNoRoute) continue;  // a dead destination
     if (e.port >= kNumPorts || !out_link_[e.port] || e.vc_mask == 0 ||
         (e.vc_mask & ~all_vcs_mask(vcs_))) {
       std::ostringstream m;
@@ -126,6 +127,10 @@ void Router::receive_flits(Cycle now) {
     } else {
       q.open_seq = f.seq;
       if (f.tail()) q.open = false;
+    }
+    if (f.head() && table_.lookup(f.dst).port == kNoRoute) {
+      violation("head flit for chip " + std::to_string(f.dst) + ", which has no route");
+      ok = false;
     }
     if (!ok) {  // drop it, but give the buffer slot back to the sender
       l->send_credit(f.vc, now);

@@ -23,6 +23,8 @@ const char* kUsage =
     "  traffic        synthetic traffic on a mesh/torus: latency, throughput, link load\n"
     "  latency-sweep  step the injection rate, print the latency-throughput curve and\n"
     "                 the saturation point\n"
+    "  routes         build the route tables for a fault set, prove them connected and\n"
+    "                 deadlock-free, and report path lengths and link loads\n"
     "  bench          simulator speed: router-cycles/s, flit-hops/s, peak RSS\n"
     "\n"
     "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant)\n";
@@ -97,7 +99,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "traffic") return cmd_traffic(args);
     if (cmd == "latency-sweep") return cmd_latency_sweep(args);
     if (cmd == "bench") return cmd_bench(args);
-    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | bench");
+    if (cmd == "routes") return cmd_routes(args);
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | bench");
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -14,9 +14,7 @@ namespace fm {
 enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitRunFailed = 3 };
 
 // Thrown for bad input; the message is one line naming the option and allowed values.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using UsageError = ConfigError;
 
 struct Outputs {
   std::string json, csv;  // result files ("" = none)
@@ -29,6 +27,7 @@ int cli_main(int argc, char** argv);
 int cmd_traffic(const std::vector<std::string>& args);
 int cmd_latency_sweep(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
+int cmd_routes(const std::vector<std::string>& args);
 
 // Writes `text` to `path` atomically (temporary file + rename); throws UsageError.
 void write_file_atomic(const std::string& path, const std::string& text);

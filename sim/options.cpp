@@ -1,5 +1,7 @@
 #include "sim/options.h"
 
+#include "models/fault/fault_set.h"
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -96,7 +98,15 @@ po::options_description network_options() {
     ("arbiter", po::value<std::string>()->default_value(to_string(d.arbiter)),
      "allocator pointer policy: rr | islip")
     ("routing", po::value<std::string>()->default_value(to_string(d.routing)),
-     "dimension order: xy | yx");
+     "xy (= dor) | yx | lash | auto: xy without faults, lash with (docs/routing.md)")
+    ("fail-chip", po::value<std::vector<std::string>>()->composing(),
+     "failed chip x,y (repeatable)")
+    ("fail-board", po::value<std::vector<std::string>>()->composing(),
+     "failed board bx,by in board coordinates: all its chips (repeatable)")
+    ("fail-link", po::value<std::vector<std::string>>()->composing(),
+     "failed link x,y:D (D = N|E|S|W; both directions) or x,y:D:oneway (repeatable)")
+    ("fault-file", po::value<std::string>(),
+     "file of faults, one per line: chip x,y | board bx,by | link x,y:D [oneway]; # comments");
   return o;
 }
 
@@ -182,7 +192,24 @@ Config config_from(const po::variables_map& vm) {
   if (!parse_arbiter(vm["arbiter"].as<std::string>(), &n.arbiter))
     throw UsageError("--arbiter " + vm["arbiter"].as<std::string>() + ": allowed rr | islip");
   if (!parse_routing(vm["routing"].as<std::string>(), &n.routing))
-    throw UsageError("--routing " + vm["routing"].as<std::string>() + ": allowed xy | yx");
+    throw UsageError("--routing " + vm["routing"].as<std::string>() +
+                     ": allowed xy | dor | yx | lash | auto");
+  for (const char* name : {"fail-chip", "fail-board"}) {
+    if (!vm.count(name)) continue;
+    for (const std::string& s : vm[name].as<std::vector<std::string>>()) {
+      Coord k;
+      if (!parse_coord(s, &k)) throw UsageError("--" + std::string(name) + " " + s + ": expected x,y");
+      (std::string(name) == "fail-chip" ? n.faults.chips : n.faults.boards).push_back(k);
+    }
+  }
+  if (vm.count("fail-link"))
+    for (const std::string& s : vm["fail-link"].as<std::vector<std::string>>()) {
+      LinkFault l;
+      if (!parse_link_fault(s, &l))
+        throw UsageError("--fail-link " + s + ": expected x,y:D or x,y:D:oneway with D one of N, E, S, W");
+      n.faults.links.push_back(l);
+    }
+  if (vm.count("fault-file")) read_fault_file(vm["fault-file"].as<std::string>(), &n.faults);
   if (vm.count("pattern")) {
     TrafficConfig& t = c.traffic;
     if (!parse_pattern(vm["pattern"].as<std::string>(), &t.pattern))

@@ -1,16 +1,30 @@
 #include "tb/traffic_pattern.h"
 
+#include <algorithm>
+
 namespace fm {
 
-TrafficPattern::TrafficPattern(const NetworkConfig& n, const TrafficConfig& t)
-    : topo_(n), t_(t) {
+TrafficPattern::TrafficPattern(const NetworkConfig& n, const TrafficConfig& t, const FaultSet& f)
+    : topo_(n), t_(t), f_(f) {
   while ((1 << bits_) < topo_.chips()) ++bits_;
-  for (const Coord& h : t.hotspots) hot_.push_back(topo_.id(h.x, h.y));
+  for (int c = 0; c < topo_.chips(); ++c) if (!f.chip_dead(c)) live_.push_back(c);
+  auto dead = [&](const char* opt, const Coord& c) {
+    if (f.chip_dead(topo_.id(c.x, c.y)))
+      throw ConfigError(std::string(opt) + " " + std::to_string(c.x) + "," + std::to_string(c.y) +
+                        ": that chip has failed");
+  };
+  for (const Coord& h : t.hotspots) {
+    dead("--hotspot", h);
+    hot_.push_back(topo_.id(h.x, h.y));
+  }
+  for (const Coord& s : t.sources) dead("--source", s);
 }
 
+// Uniform over the live chips other than src (src is live).
 ChipId TrafficPattern::uniform_other(ChipId src, Rng& rng) const {
-  const ChipId d = (ChipId)rng.below(topo_.chips() - 1);
-  return d >= src ? d + 1 : d;
+  const size_t k = rng.below(live_.size() - 1);
+  const size_t i = std::lower_bound(live_.begin(), live_.end(), src) - live_.begin();
+  return live_[k >= i ? k + 1 : k];
 }
 
 long TrafficPattern::permutation(ChipId s) const {
@@ -35,10 +49,11 @@ long TrafficPattern::permutation(ChipId s) const {
     case Pattern::Neighbour: d = topo_.id((x + 1) % W, (y + 1) % H); break;
     default: return -1;
   }
-  return d == (long)s ? -1 : d;
+  return d == (long)s || f_.chip_dead((ChipId)d) ? -1 : d;
 }
 
 bool TrafficPattern::sends(ChipId src) const {
+  if (f_.chip_dead(src)) return false;
   if (!t_.sources.empty()) {
     bool listed = false;
     for (const Coord& c : t_.sources) listed |= topo_.id(c.x, c.y) == src;
@@ -46,7 +61,7 @@ bool TrafficPattern::sends(ChipId src) const {
   }
   switch (t_.pattern) {
     case Pattern::Uniform:
-    case Pattern::Hotspot: return topo_.chips() > 1;
+    case Pattern::Hotspot: return live_.size() > 1;
     default: return permutation(src) >= 0;
   }
 }

@@ -2,6 +2,7 @@
 // source per node. docs/traffic.md defines each pattern.
 #pragma once
 #include "models/config.h"
+#include "models/fault/fault_set.h"
 #include "models/ni.h"
 #include "models/rng.h"
 #include "models/topology.h"
@@ -10,7 +11,9 @@ namespace fm {
 
 class TrafficPattern {
  public:
-  TrafficPattern(const NetworkConfig& n, const TrafficConfig& t);
+  // Dead chips (fault set) neither send nor receive; throws ConfigError when a hotspot
+  // or a --source names a dead chip.
+  TrafficPattern(const NetworkConfig& n, const TrafficConfig& t, const FaultSet& f);
   // Destination of the next packet from src, or -1 when src sends nothing under this
   // pattern (a permutation that maps src to itself).
   long dest(ChipId src, Rng& rng) const;
@@ -22,6 +25,8 @@ class TrafficPattern {
   ChipId uniform_other(ChipId src, Rng& rng) const;
   Topology2D topo_;
   TrafficConfig t_;
+  const FaultSet& f_;
+  std::vector<ChipId> live_;  // live chips in id order
   int bits_ = 0;  // log2(chips) for the bit permutations
   std::vector<ChipId> hot_;
 };

@@ -136,12 +136,28 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   TrafficResult r;
   r.config = cfg;
   const auto t0 = Clk::now();
+  // Faults, routes and their proof come before anything is simulated.
+  const FaultSet faults(cfg.net);
+  RouteSet rs;
+  if (opt.tables) {
+    rs.tables = *opt.tables;
+    rs.scheme = "given";
+  } else {
+    rs = build_routes(cfg.net, faults);
+  }
+  if (opt.check_routes) {
+    r.route_check = check_routes(faults, rs.tables, cfg.net.vcs);
+    if (!r.route_check.ok())
+      throw std::runtime_error("route set '" + rs.scheme + "' failed the checker: " + r.route_check.problem);
+  }
   auto net = std::make_unique<Network>("net", cfg.net);
-  const std::string terr =
-      net->load_tables(opt.tables ? *opt.tables : build_dor_tables(cfg.net));
+  const std::string terr = net->load_tables(rs.tables);
   if (!terr.empty()) throw std::runtime_error(terr);
+  net->apply_faults(faults);
+  rs.tables.clear();
+  r.routes_info = rs;
   const int n = net->chips();
-  TrafficPattern pattern(cfg.net, cfg.traffic);
+  TrafficPattern pattern(cfg.net, cfg.traffic, faults);
   std::vector<std::unique_ptr<TrafficSource>> sources;
   const Cycle w0 = cfg.run.warmup, w1 = cfg.run.warmup + cfg.run.cycles;
   for (int c = 0; c < n; ++c) {
@@ -300,7 +316,45 @@ nlohmann::ordered_json config_json(const Config& c) {
   j["max-drain"] = c.run.max_drain;
   j["watchdog"] = c.run.watchdog;
   j["seed"] = c.run.seed;
+  faults_json(n.faults, &j);
   j["cycle_ns"] = n.cycle_ns();  // derived: flit-bytes / link-bw
+  return j;
+}
+
+void faults_json(const FaultConfig& f, nlohmann::ordered_json* j) {
+  auto coords = [](const std::vector<Coord>& v) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const Coord& c : v) a.push_back(std::to_string(c.x) + "," + std::to_string(c.y));
+    return a;
+  };
+  (*j)["fail-chip"] = coords(f.chips);
+  (*j)["fail-board"] = coords(f.boards);
+  nlohmann::ordered_json l = nlohmann::ordered_json::array();
+  for (const LinkFault& x : f.links) l.push_back(to_string(x));
+  (*j)["fail-link"] = l;
+}
+
+nlohmann::ordered_json routes_json(const RouteSet& rs, const RouteCheck& c) {
+  nlohmann::ordered_json j;
+  j["scheme"] = rs.scheme;
+  j["connected"] = c.connected;
+  j["deadlock_free"] = c.deadlock_free;
+  if (!c.problem.empty()) j["problem"] = c.problem;
+  j["vcs_used"] = c.vcs_used;
+  j["vc_groups"] = rs.groups;
+  j["updown_destinations"] = rs.updown_dests;
+  j["live_pairs"] = c.live_pairs;
+  j["avg_path_length"] = c.avg_path_length;
+  j["avg_min_path_length"] = c.avg_min_length;
+  j["avg_faultfree_path_length"] = c.avg_faultfree_length;
+  j["avg_path_stretch"] = c.avg_path_stretch;
+  j["max_path_length"] = c.max_path_length;
+  j["max_min_path_length"] = c.max_min_length;
+  j["max_link_load_uniform"] = c.max_link_load;
+  nlohmann::ordered_json top = nlohmann::ordered_json::array();
+  for (const LinkLoad& l : c.top_links)
+    top.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"load", l.load}});
+  j["most_loaded_links_uniform"] = top;
   return j;
 }
 
@@ -349,6 +403,7 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
   j["link_utilization"] = links;
+  j["routing"] = routes_json(r.routes_info, r.route_check);
   j["config"] = config_json(r.config);
   return j;
 }

@@ -13,6 +13,8 @@
 
 #include "models/config.h"
 #include "models/network.h"
+#include "models/routing/checker.h"
+#include "models/routing/routes.h"
 
 namespace fm {
 
@@ -24,6 +26,8 @@ struct LinkUtil {
 
 struct TrafficResult {
   Config config;
+  RouteSet routes_info;        // scheme and groups (tables not kept)
+  RouteCheck route_check;      // what the checker found before the run
   bool ok = false;             // drained, no violation, no guard fired
   std::string stop_reason;     // "drained", "watchdog", "max-drain", "violation"
   std::string message;         // what went wrong, with where flits are stuck
@@ -48,14 +52,22 @@ struct TrafficResult {
 
 struct RunOptions {
   bool progress = false;  // progress line on stderr (callers decide: only on a terminal)
-  // Route tables to load instead of the configured scheme's (tests, later schemes).
+  // Route tables to load instead of the configured scheme's (tests).
   const std::vector<RouteTable>* tables = nullptr;
+  // The route checker runs before every simulation and refuses a route set that is not
+  // connected or not deadlock-free. Only a test that wants to see a real deadlock at run
+  // time (the watchdog test) turns it off.
+  bool check_routes = true;
 };
 
 TrafficResult run_traffic(const Config& cfg, const RunOptions& opt = {});
 
 // The full effective configuration, keyed by command-line option names.
 nlohmann::ordered_json config_json(const Config& c);
+// The fault options of a configuration (part of config_json).
+void faults_json(const FaultConfig& f, nlohmann::ordered_json* j);
+// Scheme, connectivity, deadlock freedom and path statistics of a route set.
+nlohmann::ordered_json routes_json(const RouteSet& rs, const RouteCheck& chk);
 // Every statistic plus the configuration.
 nlohmann::ordered_json result_json(const TrafficResult& r);
 

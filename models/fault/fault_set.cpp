@@ -1,0 +1,208 @@
+#include "models/fault/fault_set.h"
+
+#include <algorithm>
+#include <fstream>
+#include <queue>
+#include <sstream>
+
+namespace fm {
+
+namespace {
+
+std::string coord(int x, int y) { return "(" + std::to_string(x) + "," + std::to_string(y) + ")"; }
+
+bool parse_xy(const std::string& s, Coord* c) {
+  const auto k = s.find(',');
+  if (k == std::string::npos) return false;
+  try {
+    size_t a, b;
+    const std::string xs = s.substr(0, k), ys = s.substr(k + 1);
+    c->x = std::stoi(xs, &a);
+    c->y = std::stoi(ys, &b);
+    return a == xs.size() && b == ys.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+bool parse_port(const std::string& s, Port* p) {
+  static const char* names[] = {"N", "E", "S", "W"};
+  for (int i = 0; i < kNumNetPorts; ++i)
+    if (s == names[i]) { *p = (Port)i; return true; }
+  return false;
+}
+
+}  // namespace
+
+bool parse_link_fault(const std::string& s, LinkFault* out) {
+  const auto k = s.find(':');
+  if (k == std::string::npos) return false;
+  LinkFault l;
+  if (!parse_xy(s.substr(0, k), &l.at)) return false;
+  std::string rest = s.substr(k + 1);
+  const auto k2 = rest.find(':');
+  if (k2 != std::string::npos) {
+    if (rest.substr(k2 + 1) != "oneway") return false;
+    l.both = false;
+    rest = rest.substr(0, k2);
+  }
+  if (!parse_port(rest, &l.dir)) return false;
+  *out = l;
+  return true;
+}
+
+std::string to_string(const LinkFault& l) {
+  return std::to_string(l.at.x) + "," + std::to_string(l.at.y) + ":" + port_name(l.dir) +
+         (l.both ? "" : ":oneway");
+}
+
+void read_fault_file(const std::string& path, FaultConfig* out) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("--fault-file " + path + ": cannot read the file");
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    std::istringstream ls(line);
+    std::string kind, arg, extra, more;
+    if (!(ls >> kind)) continue;  // blank or comment
+    auto bad = [&](const std::string& why) {
+      return ConfigError("--fault-file " + path + " line " + std::to_string(no) + ": " + why +
+                         " (expected 'chip x,y', 'board bx,by' or 'link x,y:D [oneway]')");
+    };
+    ls >> arg >> extra >> more;
+    if (!more.empty()) throw bad("too many fields");
+    Coord c;
+    if (kind == "chip" || kind == "board") {
+      if (!extra.empty() || !parse_xy(arg, &c)) throw bad("bad " + kind + " '" + arg + extra + "'");
+      (kind == "chip" ? out->chips : out->boards).push_back(c);
+    } else if (kind == "link") {
+      LinkFault l;
+      if (!parse_link_fault(arg + (extra == "oneway" ? ":oneway" : ""), &l) ||
+          !(extra.empty() || extra == "oneway"))
+        throw bad("bad link '" + arg + (extra.empty() ? "" : " " + extra) + "'");
+      out->links.push_back(l);
+    } else {
+      throw bad("unknown fault kind '" + kind + "'");
+    }
+  }
+}
+
+FaultSet::FaultSet(const NetworkConfig& n)
+    : topo_(n), dead_chip_(topo_.chips(), 0), dead_link_((size_t)topo_.chips() * kNumNetPorts, 0) {
+  const int W = topo_.width(), H = topo_.height();
+  auto in_mesh = [&](const Coord& c) { return c.x >= 0 && c.y >= 0 && c.x < W && c.y < H; };
+  for (const Coord& c : n.faults.chips) {
+    if (!in_mesh(c))
+      throw ConfigError("--fail-chip " + std::to_string(c.x) + "," + std::to_string(c.y) +
+                        ": outside the mesh (x 0.." + std::to_string(W - 1) + ", y 0.." +
+                        std::to_string(H - 1) + ")");
+    dead_chip_[topo_.id(c.x, c.y)] = 1;
+  }
+  for (const Coord& b : n.faults.boards) {
+    if (b.x < 0 || b.y < 0 || b.x >= topo_.boards_x() || b.y >= topo_.boards_y())
+      throw ConfigError("--fail-board " + std::to_string(b.x) + "," + std::to_string(b.y) +
+                        ": outside the board grid (bx 0.." + std::to_string(topo_.boards_x() - 1) +
+                        ", by 0.." + std::to_string(topo_.boards_y() - 1) + " with --board " +
+                        std::to_string(n.board_w) + "x" + std::to_string(n.board_h) + ")");
+    for (int y = b.y * n.board_h; y < std::min(H, (b.y + 1) * n.board_h); ++y)
+      for (int x = b.x * n.board_w; x < std::min(W, (b.x + 1) * n.board_w); ++x)
+        dead_chip_[topo_.id(x, y)] = 1;
+  }
+  for (const LinkFault& l : n.faults.links) {
+    if (!in_mesh(l.at))
+      throw ConfigError("--fail-link " + to_string(l) + ": chip outside the mesh");
+    const ChipId c = topo_.id(l.at.x, l.at.y);
+    const long d = topo_.neighbour(c, l.dir);
+    if (d < 0)
+      throw ConfigError("--fail-link " + to_string(l) + ": there is no link " + port_name(l.dir) +
+                        " of " + coord(l.at.x, l.at.y) + " (mesh edge)");
+    dead_link_[c * kNumNetPorts + l.dir] = 1;
+    if (l.both) dead_link_[d * kNumNetPorts + opposite(l.dir)] = 1;
+  }
+  empty_ = n.faults.empty();
+  for (int c = 0; c < topo_.chips(); ++c) {
+    live_ += !dead_chip_[c];
+    for (int p = 0; p < kNumNetPorts; ++p) {
+      const long d = topo_.neighbour(c, (Port)p);
+      if (d < 0 || dead_chip_[c] || dead_chip_[d]) dead_link_[c * kNumNetPorts + p] = 1;
+    }
+  }
+  if (live_ == 0) throw ConfigError("the fault set kills every chip of the mesh");
+}
+
+// Strongly connected components of the live graph (Kosaraju, iterative); the chips
+// outside the largest component are the ones cut off.
+std::string FaultSet::connectivity() const {
+  const int n = topo_.chips();
+  auto step = [&](int c, int p, bool forward) -> long {
+    const long d = topo_.neighbour(c, (Port)p);
+    if (d < 0) return -1;
+    const bool live = forward ? !link_dead(c, (Port)p) : !link_dead((ChipId)d, opposite((Port)p));
+    return live ? d : -1;
+  };
+  // Pass 1: finishing order of a forward DFS.
+  std::vector<char> seen(n, 0);
+  std::vector<int> order;
+  for (int s = 0; s < n; ++s) {
+    if (dead_chip_[s] || seen[s]) continue;
+    std::vector<std::pair<int, int>> st{{s, 0}};
+    seen[s] = 1;
+    while (!st.empty()) {
+      auto& [c, p] = st.back();
+      if (p < kNumNetPorts) {
+        const long d = step(c, p++, true);
+        if (d >= 0 && !seen[d]) {
+          seen[d] = 1;
+          st.push_back({(int)d, 0});
+        }
+      } else {
+        order.push_back(c);
+        st.pop_back();
+      }
+    }
+  }
+  // Pass 2: backward DFS in reverse finishing order labels the components.
+  std::vector<int> comp(n, -1), size;
+  for (int i = (int)order.size() - 1; i >= 0; --i) {
+    const int s = order[i];
+    if (comp[s] >= 0) continue;
+    const int id = (int)size.size();
+    size.push_back(0);
+    std::vector<int> st{s};
+    comp[s] = id;
+    while (!st.empty()) {
+      const int c = st.back();
+      st.pop_back();
+      ++size[id];
+      for (int p = 0; p < kNumNetPorts; ++p) {
+        const long d = step(c, p, false);
+        if (d >= 0 && comp[d] < 0) {
+          comp[d] = id;
+          st.push_back((int)d);
+        }
+      }
+    }
+  }
+  if (size.size() <= 1) return "";
+  const int main_comp = (int)(std::max_element(size.begin(), size.end()) - size.begin());
+  std::ostringstream cut;
+  int count = 0;
+  for (int c = 0; c < n; ++c) {
+    if (dead_chip_[c] || comp[c] == main_comp) continue;
+    if (count++ < 16) cut << " " << coord(topo_.x(c), topo_.y(c));
+  }
+  std::ostringstream m;
+  m << "the fault set partitions the mesh: " << count << " live chip(s) cannot reach, or cannot "
+    << "be reached from, the other " << size[main_comp] << ":" << cut.str() << (count > 16 ? " ..." : "");
+  return m.str();
+}
+
+std::string FaultSet::describe() const {
+  std::ostringstream s;
+  for (int c = 0; c < topo_.chips(); ++c)
+    if (dead_chip_[c]) s << coord(topo_.x(c), topo_.y(c)) << " ";
+  return s.str();
+}
+
+}  // namespace fm

@@ -1,0 +1,47 @@
+// The fault set of a run: which chips and which link directions are dead. A failed
+// board kills its chips; a dead chip kills every link to and from it. Built from the
+// FaultConfig (command line or fault file, docs/faults-format in docs/routing.md).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "models/config.h"
+#include "models/topology.h"
+
+namespace fm {
+
+class FaultSet {
+ public:
+  // Expands boards and checks every fault against the topology; throws ConfigError
+  // naming the bad fault and what is allowed.
+  FaultSet(const NetworkConfig& n);
+
+  bool chip_dead(ChipId c) const { return dead_chip_[c]; }
+  // True when no flit can leave chip c through network port p: no link there (mesh
+  // edge), the link failed, or either end is dead.
+  bool link_dead(ChipId c, Port p) const { return dead_link_[c * kNumNetPorts + p]; }
+  bool empty() const { return empty_; }
+  int live_chips() const { return live_; }
+  const Topology2D& topology() const { return topo_; }
+  // "" when every live chip reaches every other over live links; otherwise one line
+  // saying which chips are cut off.
+  std::string connectivity() const;
+  // The failed chips and link directions, for reports: "(3,5) (4,5) ...", "(4,4)E ...".
+  std::string describe() const;
+
+ private:
+  Topology2D topo_;
+  std::vector<char> dead_chip_, dead_link_;
+  bool empty_ = true;
+  int live_ = 0;
+};
+
+// Parses "x,y:D" or "x,y:D:oneway" (D one of N,E,S,W). False on a malformed string.
+bool parse_link_fault(const std::string& s, LinkFault* out);
+// Reads a fault file into `out` (appending). Format, one fault per line, '#' comments:
+//   chip x,y | board bx,by | link x,y:D [oneway]
+// Throws ConfigError naming the file, line and problem.
+void read_fault_file(const std::string& path, FaultConfig* out);
+std::string to_string(const LinkFault& l);
+
+}  // namespace fm
