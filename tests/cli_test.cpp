@@ -81,6 +81,16 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"warp", "unknown command 'warp'"},
       {"latency-sweep --rates 0.5:0.1:0.1", "--rates 0.5:0.1:0.1"},
       {"bench --repeat 0", "--repeat 0: allowed 1..100"},
+      {"routes --fail-chip 9,9", "--fail-chip 9,9: outside the mesh"},
+      {"routes --fail-chip 9", "--fail-chip 9: expected x,y"},
+      {"routes --fail-board 4,0", "--fail-board 4,0: outside the board grid"},
+      {"routes --fail-link 7,0:E", "--fail-link 7,0:E: there is no link E of (7,0)"},
+      {"routes --fail-link 3,3:Q", "--fail-link 3,3:Q: expected x,y:D"},
+      {"routes --fault-file /nonexistent/faults.txt", "--fault-file /nonexistent/faults.txt: cannot read"},
+      {"routes --routing foo", "--routing foo: allowed xy | dor | yx | lash | auto"},
+      {"traffic --fail-chip 0,1 --fail-chip 1,0", "partitions the mesh: 1 live chip(s)"},
+      {"traffic --routing xy --fail-board 1,1", "block dimension-order routing"},
+      {"traffic --pattern hotspot --hotspot 2,2 --fail-board 1,1", "--hotspot 2,2: that chip has failed"},
   };
   for (const Bad& b : bad) {
     const Outcome r = run(b.args);
@@ -146,6 +156,35 @@ TEST(Cli, ConfigFileIsReadAndCommandLineWins) {
   const Outcome unknown = run("traffic --config " + ini);
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("colour"), std::string::npos) << unknown.err;
+}
+
+TEST(Cli, RoutesPublicSpelling) {
+  const std::string j = tmpdir() + "/routes.json", f = tmpdir() + "/faults.txt";
+  std::ofstream(f) << "# extra faults\nchip 10,20\nlink 12,12:N oneway\n";
+  const Outcome r = run(
+      "routes --mesh 16x32 --topology mesh --vcs 2 --routing lash --fail-board 3,5 "
+      "--fail-chip 7,9 --fail-link 4,4:E --fault-file " + f + " --json " + j);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("verdict         OK"), std::string::npos) << r.out;
+  const auto js = nlohmann::json::parse(slurp(j));
+  for (const char* k : {"connected", "deadlock_free", "avg_path_stretch", "max_path_length", "vcs_used"})
+    EXPECT_TRUE(js.contains(k)) << k;
+  EXPECT_TRUE(js["connected"].get<bool>());
+  EXPECT_TRUE(js["deadlock_free"].get<bool>());
+  EXPECT_EQ(js["live_chips"], 512 - 4 - 1 - 1);
+  EXPECT_GE(js["avg_path_stretch"].get<double>(), 1.0);
+  EXPECT_EQ(js["config"]["fail-link"][0], "4,4:E");
+}
+
+TEST(Cli, TrafficAroundAHoleReportsItsRoutes) {
+  const std::string j = tmpdir() + "/hole.json";
+  const Outcome r = run("traffic --mesh 8x8 --fail-board 1,1 --rate 0.2 --cycles 2000 -q --json " + j);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto js = nlohmann::json::parse(slurp(j));
+  EXPECT_EQ(js["routing"]["scheme"], "auto (lash)");
+  EXPECT_TRUE(js["routing"]["deadlock_free"].get<bool>());
+  EXPECT_EQ(js["flits_injected"], js["flits_ejected"]);
+  EXPECT_EQ(js["config"]["fail-board"][0], "1,1");
 }
 
 TEST(Cli, FailedRunExits3) {
