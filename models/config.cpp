@@ -14,6 +14,7 @@ const char* to_string(Routing r) {
     case Routing::XY: return "xy";
     case Routing::YX: return "yx";
     case Routing::Lash: return "lash";
+    case Routing::FRing: return "fring";
     case Routing::Auto: return "auto";
   }
   return "?";
@@ -48,6 +49,7 @@ bool parse_routing(const std::string& s, Routing* out) {
   if (s == "xy" || s == "dor") *out = Routing::XY;
   else if (s == "yx") *out = Routing::YX;
   else if (s == "lash") *out = Routing::Lash;
+  else if (s == "fring") *out = Routing::FRing;
   else if (s == "auto") *out = Routing::Auto;
   else return false;
   return true;

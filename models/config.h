@@ -14,7 +14,7 @@ namespace fm {
 enum class Topology { Mesh, Torus };
 enum class Arbiter { RoundRobin, ISlip };
 // Routing schemes (docs/routing.md). Auto: XY when nothing has failed, Lash otherwise.
-enum class Routing { XY, YX, Lash, Auto };
+enum class Routing { XY, YX, Lash, FRing, Auto };
 enum class Pattern {
   Uniform, Transpose, BitComplement, BitReverse, Shuffle, Tornado, Neighbour, Hotspot
 };

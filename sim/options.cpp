@@ -98,7 +98,7 @@ po::options_description network_options() {
     ("arbiter", po::value<std::string>()->default_value(to_string(d.arbiter)),
      "allocator pointer policy: rr | islip")
     ("routing", po::value<std::string>()->default_value(to_string(d.routing)),
-     "xy (= dor) | yx | lash | auto: xy without faults, lash with (docs/routing.md)")
+     "xy (= dor) | yx | lash | fring | auto: xy without faults, lash with (docs/routing.md)")
     ("fail-chip", po::value<std::vector<std::string>>()->composing(),
      "failed chip x,y (repeatable)")
     ("fail-board", po::value<std::vector<std::string>>()->composing(),
@@ -193,7 +193,7 @@ Config config_from(const po::variables_map& vm) {
     throw UsageError("--arbiter " + vm["arbiter"].as<std::string>() + ": allowed rr | islip");
   if (!parse_routing(vm["routing"].as<std::string>(), &n.routing))
     throw UsageError("--routing " + vm["routing"].as<std::string>() +
-                     ": allowed xy | dor | yx | lash | auto");
+                     ": allowed xy | dor | yx | lash | fring | auto");
   for (const char* name : {"fail-chip", "fail-board"}) {
     if (!vm.count(name)) continue;
     for (const std::string& s : vm[name].as<std::vector<std::string>>()) {

@@ -87,7 +87,7 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"routes --fail-link 7,0:E", "--fail-link 7,0:E: there is no link E of (7,0)"},
       {"routes --fail-link 3,3:Q", "--fail-link 3,3:Q: expected x,y:D"},
       {"routes --fault-file /nonexistent/faults.txt", "--fault-file /nonexistent/faults.txt: cannot read"},
-      {"routes --routing foo", "--routing foo: allowed xy | dor | yx | lash | auto"},
+      {"routes --routing foo", "--routing foo: allowed xy | dor | yx | lash | fring | auto"},
       {"traffic --fail-chip 0,1 --fail-chip 1,0", "partitions the mesh: 1 live chip(s)"},
       {"traffic --routing xy --fail-board 1,1", "block dimension-order routing"},
       {"traffic --pattern hotspot --hotspot 2,2 --fail-board 1,1", "--hotspot 2,2: that chip has failed"},

@@ -324,3 +324,106 @@ TEST(FaultInput, BoardKillsItsChipsAndTheirLinks) {
   EXPECT_TRUE(g.link_dead(t.id(3, 3), kEast));
   EXPECT_FALSE(g.link_dead(t.id(4, 3), kWest));  // oneway: the way back works
 }
+
+// --- fring: e-cube with fault rings -----------------------------------------------
+
+namespace {
+NetworkConfig fring_mesh(int w, int h) {
+  NetworkConfig n = mesh(w, h, Topology::Mesh, 4);
+  n.routing = Routing::FRing;
+  return n;
+}
+std::string fring_refusal(NetworkConfig n) {
+  try {
+    build_and_check(n);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(FRing, EverySingleBoardAndChipHoleOnMeshes) {
+  for (int size : {8, 16})
+    for (int by = 0; by < size / 2; ++by)
+      for (int bx = 0; bx < size / 2; ++bx) {
+        NetworkConfig n = fring_mesh(size, size);
+        n.faults.boards = {{bx, by}};
+        const RouteCheck c = build_and_check(n);
+        ASSERT_TRUE(c.ok()) << size << " board " << bx << "," << by << ": " << c.problem;
+      }
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 8; ++x) {
+      NetworkConfig n = fring_mesh(8, 8);
+      n.faults.chips = {{x, y}};
+      const RouteCheck c = build_and_check(n);
+      ASSERT_TRUE(c.ok()) << "chip " << x << "," << y << ": " << c.problem;
+    }
+}
+
+// Random sets of rectangular blocks on 16x16 and 12x20 meshes, some touching edges and
+// corners: whenever the rings do not overlap, fring's route set is verified.
+TEST(FRing, RandomNonOverlappingBlocks) {
+  std::mt19937 rng(777);
+  int verified = 0, refused = 0;
+  for (int i = 0; i < 300; ++i) {
+    const int W = i % 2 ? 16 : 12, H = i % 2 ? 16 : 20;
+    NetworkConfig n = fring_mesh(W, H);
+    for (int b = 0, m = 1 + rng() % 4; b < m; ++b) {
+      const int w = 1 + rng() % 3, h = 1 + rng() % 3;
+      const int x0 = rng() % (W - w + 1), y0 = rng() % (H - h + 1);
+      for (int y = y0; y < y0 + h; ++y)
+        for (int x = x0; x < x0 + w; ++x) n.faults.chips.push_back({x, y});
+    }
+    try {
+      const RouteCheck c = build_and_check(n);
+      ASSERT_TRUE(c.ok()) << "set " << i << ": " << c.problem;
+      ++verified;
+    } catch (const ConfigError& e) {
+      const std::string m = e.what();
+      ASSERT_TRUE(m.find("overlap") != std::string::npos || m.find("rectangle") != std::string::npos ||
+                  m.find("partitions") != std::string::npos) << "set " << i << ": " << m;
+      ++refused;
+    }
+  }
+  EXPECT_GT(verified, 100);
+  std::printf("fring random blocks: %d verified, %d refused\n", verified, refused);
+}
+
+TEST(FRing, RefusesWhatItCannotHandle) {
+  NetworkConfig t = fring_mesh(8, 8);
+  t.topology = Topology::Torus;
+  EXPECT_NE(fring_refusal(t).find("meshes"), std::string::npos);
+  NetworkConfig l = fring_mesh(8, 8);
+  l.faults.links = {{{3, 3}, kEast, true}};
+  EXPECT_NE(fring_refusal(l).find("not failed links"), std::string::npos);
+  NetworkConfig v = fring_mesh(8, 8);
+  v.vcs = 3;
+  v.faults.boards = {{1, 1}};
+  EXPECT_NE(fring_refusal(v).find("at least 4 VCs"), std::string::npos);
+  NetworkConfig shape = fring_mesh(8, 8);
+  shape.faults.chips = {{3, 3}, {4, 3}, {3, 4}};  // an L
+  EXPECT_NE(fring_refusal(shape).find("rectangle"), std::string::npos);
+  NetworkConfig near = fring_mesh(8, 8);
+  near.faults.chips = {{2, 2}, {4, 2}};  // one live chip between: the rings share it
+  EXPECT_NE(fring_refusal(near).find("overlap"), std::string::npos);
+}
+
+// fring around a board hole and a corner hole, at and past saturation.
+TEST(FRing, SimulatesAroundHoles) {
+  for (Coord b : {Coord{1, 1}, Coord{0, 0}, Coord{3, 2}})
+    for (double rate : {0.3, 0.9}) {
+      Config c = small_config(8, 8);
+      c.net.vcs = 4;
+      c.net.buf = 4;
+      c.net.routing = Routing::FRing;
+      c.net.faults.boards = {b};
+      c.traffic.rate = rate;
+      c.run.warmup = 300;
+      c.run.cycles = 3000;
+      const auto j = traffic_in_child(c);
+      EXPECT_TRUE(j.value("ok", false)) << b.x << "," << b.y << " " << rate << ": " << j.value("message", std::string());
+      EXPECT_EQ(j.value("flits_injected", 0), j.value("flits_ejected", -1));
+      EXPECT_EQ(j["routing"].value("scheme", std::string()), "fring");
+    }
+}

@@ -11,6 +11,12 @@
 //           are split among the groups. A destination that fits no group uses an
 //           up*/down* tree in a group of its own (up*/down* trees never form a cycle),
 //           so the scheme always succeeds, minimal wherever the VCs allow.
+//   fring   e-cube (XY) with fault rings in the manner of Boppana & Chalasani: on a mesh
+//           whose dead chips form rectangular blocks with non-overlapping rings, a
+//           packet blocked by a block goes around it on the ring of live chips that
+//           surrounds it; four VC classes by message direction (WE, EW, NS, SN), so it
+//           needs at least 4 VCs. It refuses tori, link faults, non-rectangular holes
+//           and rings that overlap or touch.
 //   auto    xy when nothing has failed, lash otherwise (the default).
 #pragma once
 #include <string>
