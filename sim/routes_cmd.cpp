@@ -2,6 +2,7 @@
 // checker on them (the same one that runs before every simulation) and reports.
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
@@ -11,9 +12,42 @@
 
 namespace fm {
 
+// ASCII map, north at the top: each live chip's next hop toward d.
+std::string draw_routes(const FaultSet& f, const std::vector<RouteTable>& tables, ChipId d) {
+  const Topology2D& t = f.topology();
+  std::string out = "  routes toward (" + std::to_string(t.x(d)) + "," + std::to_string(t.y(d)) +
+                    "), north up:\n";
+  for (int y = t.height() - 1; y >= 0; --y) {
+    char row[16];
+    std::snprintf(row, sizeof row, "  %3d  ", y);
+    out += row;
+    for (int x = 0; x < t.width(); ++x) {
+      const ChipId c = t.id(x, y);
+      char ch = '?';
+      if (c == d) ch = 'D';
+      else if (f.chip_dead(c)) ch = '#';
+      else switch (tables[c].lookup(d).port) {
+          case kNorth: ch = '^'; break;
+          case kSouth: ch = 'v'; break;
+          case kEast: ch = '>'; break;
+          case kWest: ch = '<'; break;
+        }
+      out += ch;
+      out += ' ';
+    }
+    out += "\n";
+  }
+  out += "       ";
+  for (int x = 0; x < t.width(); ++x) out += std::to_string(x % 10) + " ";
+  return out + "\n";
+}
+
 int cmd_routes(const std::vector<std::string>& args) {
   po::options_description extra("Report");
-  extra.add_options()("top", po::value<int>()->default_value(5), "most loaded links to list, 0..100");
+  extra.add_options()
+    ("top", po::value<int>()->default_value(5), "most loaded links to list, 0..100")
+    ("draw-to", po::value<std::string>(),
+     "draw every live chip's next hop toward chip x,y (^ v < > ; # dead, D the destination)");
   po::options_description desc;
   desc.add(network_options()).add(extra).add(output_options());
   po::variables_map vm;
@@ -43,6 +77,17 @@ int cmd_routes(const std::vector<std::string>& args) {
   j["live_chips"] = faults.live_chips();
   j["config"] = conf;
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
+  if (vm.count("draw-to")) {
+    const std::string s = vm["draw-to"].as<std::string>();
+    int x, y;
+    char comma;
+    std::istringstream in(s);
+    if (!(in >> x >> comma >> y) || comma != ',' || !in.eof())
+      throw UsageError("--draw-to " + s + ": expected x,y");
+    if (x < 0 || y < 0 || x >= n.width || y >= n.height || faults.chip_dead(faults.topology().id(x, y)))
+      throw UsageError("--draw-to " + s + ": not a live chip of the mesh");
+    std::cout << draw_routes(faults, rs.tables, faults.topology().id(x, y));
+  }
   if (!out.quiet) {
     std::printf("faultmesh routes: %dx%d %s, %d VCs, routing %s\n", n.width, n.height,
                 to_string(n.topology), n.vcs, rs.scheme.c_str());

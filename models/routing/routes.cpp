@@ -96,7 +96,8 @@ class Lash {
   uint8_t& next(int d, int c) { return tree_[(size_t)d * N_ + c]; }
 
   // Shortest-path tree toward d over live links; among shortest next hops prefer the
-  // configured dimension order's, then the other order's, then N, E, S, W.
+  // configured dimension order's, then the other order's, then N, E, S, W (S, W, N, E
+  // for destinations with odd x + y).
   void shortest_tree(int d) {
     std::vector<int> dist(N_, -1);
     std::queue<int> q;
@@ -115,8 +116,13 @@ class Lash {
     const bool x_first = n_.routing != Routing::YX;
     for (int c : live_) {
       if (c == d) continue;
+      // Unforced ties (a detour around a hole) alternate by destination parity, so the
+      // detours of different destinations split over both sides of the hole instead
+      // of all piling onto one.
+      const bool odd = (t_.x(d) + t_.y(d)) & 1;
       const Port pref[6] = {dor_step(t_, c, d, x_first).port, dor_step(t_, c, d, !x_first).port,
-                            kNorth, kEast, kSouth, kWest};
+                            odd ? kSouth : kNorth, odd ? kWest : kEast,
+                            odd ? kNorth : kSouth, odd ? kEast : kWest};
       for (Port p : pref) {
         if (p == kLocal || f_.link_dead(c, p)) continue;
         if (dist[t_.neighbour(c, p)] == dist[c] - 1) {
