@@ -96,8 +96,8 @@ int cmd_routes(const std::vector<std::string>& args) {
     std::printf("  connected       %s\n", c.connected ? "yes: every live pair reaches its destination" : "NO");
     if (c.connected) {
       std::printf("  deadlock free   %s\n", c.deadlock_free ? "yes: channel dependency graph acyclic" : "NO");
-      std::printf("  VCs used        %d of %d in %d group(s); %d destination(s) on up*/down* trees\n",
-                  c.vcs_used, n.vcs, rs.groups, rs.updown_dests);
+      std::printf("  VCs used        %d of %d in %d group(s); %d destination(s) on non-minimal fallback trees\n",
+                  c.vcs_used, n.vcs, rs.groups, rs.fallback_dests);
       std::printf("  path length     avg %.3f (minimal on live links %.3f, fault-free %.3f), stretch %.4f\n",
                   c.avg_path_length, c.avg_min_length, c.avg_faultfree_length, c.avg_path_stretch);
       std::printf("                  max %d (minimal %d)\n", c.max_path_length, c.max_min_length);

@@ -342,7 +342,7 @@ nlohmann::ordered_json routes_json(const RouteSet& rs, const RouteCheck& c) {
   if (!c.problem.empty()) j["problem"] = c.problem;
   j["vcs_used"] = c.vcs_used;
   j["vc_groups"] = rs.groups;
-  j["updown_destinations"] = rs.updown_dests;
+  j["fallback_destinations"] = rs.fallback_dests;
   j["live_pairs"] = c.live_pairs;
   j["avg_path_length"] = c.avg_path_length;
   j["avg_min_path_length"] = c.avg_min_length;

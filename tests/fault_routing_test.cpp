@@ -222,6 +222,29 @@ TEST(Schemes, ThousandRandomFaultSets) {
   std::printf("random fault sets: %d verified, %d refused as partitioned\n", verified, partitioned);
 }
 
+// One-way failures that cut every two-way link between the halves of a torus while
+// both directions still connect (E dead at x=3, wrap E dead at x=7): no up*/down*
+// spanning tree exists, and 2 VCs cannot hold the minimal torus trees, so lash falls
+// back to in-tree/out-tree routes; verified and simulated.
+TEST(Schemes, OneWayCutUsesInOutTreeFallback) {
+  Config c = small_config(8, 8, Topology::Torus);
+  for (int y = 0; y < 8; ++y) {
+    c.net.faults.links.push_back({{3, y}, kEast, false});
+    c.net.faults.links.push_back({{7, y}, kEast, false});
+  }
+  const FaultSet f(c.net);
+  const RouteSet rs = build_routes(c.net, f);
+  EXPECT_GT(rs.fallback_dests, 0);
+  const RouteCheck chk = check_routes(f, rs.tables, c.net.vcs);
+  EXPECT_TRUE(chk.ok()) << chk.problem;
+  c.traffic.rate = 0.6;
+  c.run.warmup = 300;
+  c.run.cycles = 3000;
+  const auto j = traffic_in_child(c);
+  EXPECT_TRUE(j.value("ok", false)) << j.value("message", std::string());
+  EXPECT_EQ(j.value("flits_injected", 0), j.value("flits_ejected", -1));
+}
+
 // Awkward shapes, each also simulated at and past saturation: every flit delivered.
 TEST(Schemes, EdgeCasesRouteAndSimulate) {
   struct Shape {

@@ -65,35 +65,61 @@ class Lash {
     for (int d : live_) shortest_tree(d);
     RouteSet rs;
     rs.scheme = "lash";
+    const int V = n_.vcs;
     std::vector<std::vector<int>> groups;
-    std::vector<int> rest = pack(live_, n_.vcs, &groups);
-    std::vector<int> updown;
+    std::vector<int> rest = pack(live_, V, &groups);
+    std::vector<int> fallback;
+    int fallback_groups = 0;
     if (!rest.empty()) {
-      // Not every destination fits: keep one group for up*/down* trees.
+      // Not every destination fits: keep one group for up*/down* trees, or, when the
+      // links that work both ways do not connect the live chips (one-way failures), two
+      // groups for in-tree/out-tree routes.
       groups.clear();
-      updown = n_.vcs > 1 ? pack(live_, n_.vcs - 1, &groups) : live_;
-      updown_levels();
-      for (int d : updown) updown_tree(d);
-      groups.push_back(updown);
+      if (updown_levels()) {
+        fallback = V > 1 ? pack(live_, V - 1, &groups) : live_;
+        for (int d : fallback) updown_tree(d);
+        fallback_groups = 1;
+      } else if (V >= 2) {
+        fallback = V > 2 ? pack(live_, V - 2, &groups) : live_;
+        inout_trees();
+        fallback_groups = 2;
+      } else {
+        throw ConfigError("--routing lash: with one-way link failures that leave no two-way spanning "
+                          "tree, the fallback needs at least 2 VCs; got --vcs 1");
+      }
     }
-    rs.groups = (int)groups.size();
-    rs.updown_dests = (int)updown.size();
-    rs.tables.assign(N_, RouteTable(N_));
-    const int V = n_.vcs, k = rs.groups;
-    for (int g = 0; g < k; ++g) {
+    const int k = (int)groups.size() + fallback_groups;
+    rs.groups = k;
+    rs.fallback_dests = (int)fallback.size();
+    auto mask_of = [&](int g) {
       const int lo = g * V / k, hi = (g + 1) * V / k;
-      const uint16_t mask = (uint16_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
+      return (uint16_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
+    };
+    rs.tables.assign(N_, RouteTable(N_));
+    for (size_t g = 0; g < groups.size(); ++g)
       for (int d : groups[g])
-        for (int c : live_)
-          rs.tables[c].set(d, {c == d ? (uint8_t)kLocal : tree_[(size_t)d * N_ + c],
-                               c == d ? all_vcs_mask(V) : mask});
-    }
+        for (int c : live_) rs.tables[c].set(d, entry(c, d, mask_of((int)g)));
+    const int g0 = (int)groups.size();
+    for (int d : fallback)
+      for (int c : live_) {
+        if (fallback_groups == 1) {
+          rs.tables[c].set(d, entry(c, d, mask_of(g0)));
+        } else {  // in-tree hops in the first fallback group, out-tree hops in the second
+          const bool down = out_ancestor_of(c, d);
+          rs.tables[c].set(d, {c == d ? (uint8_t)kLocal : (down ? out_next(c, d) : in_port_[c]),
+                               c == d ? all_vcs_mask(V) : mask_of(g0 + (down ? 1 : 0))});
+        }
+      }
     clear_dead(f_, rs.tables);
     return rs;
   }
 
  private:
   uint8_t& next(int d, int c) { return tree_[(size_t)d * N_ + c]; }
+  RouteEntry entry(int c, int d, uint16_t mask) {
+    if (c == d) return {kLocal, all_vcs_mask(n_.vcs)};
+    return {next(d, c), mask};
+  }
 
   // Shortest-path tree toward d over live links; among shortest next hops prefer the
   // configured dimension order's, then the other order's, then N, E, S, W (S, W, N, E
@@ -214,14 +240,8 @@ class Lash {
 
   // up*/down*: BFS levels from a root near the centre over links usable both ways.
   // Hop u -> v is "up" when (level, id) of v is smaller than that of u.
-  void updown_levels() {
-    int root = live_[0];
-    const ChipId centre = t_.id(t_.width() / 2, t_.height() / 2);
-    int best = 1 << 30;
-    for (int c : live_) {
-      const int dd = t_.distance(c, centre);
-      if (dd < best) { best = dd; root = c; }
-    }
+  bool updown_levels() {
+    const int root = this->root();
     level_.assign(N_, -1);
     std::queue<int> q;
     q.push(root);
@@ -238,10 +258,72 @@ class Lash {
       }
     }
     for (int c : live_)
-      if (level_[c] < 0)
-        throw ConfigError("--routing lash: the links that work in both directions do not connect " +
-                          at(t_, c) + " to the rest, so no up*/down* fallback exists for this "
-                          "fault set (one-way link failures); give the router more VCs");
+      if (level_[c] < 0) return false;  // one-way failures cut the two-way links
+    return true;
+  }
+
+  int root() const {
+    int best = 1 << 30, r = live_[0];
+    const ChipId centre = t_.id(t_.width() / 2, t_.height() / 2);
+    for (int c : live_)
+      if (t_.distance(c, centre) < best) { best = t_.distance(c, centre); r = c; }
+    return r;
+  }
+
+  // In-tree and out-tree of a root over the (directed) live links: a packet climbs the
+  // in-tree toward the root until it reaches an out-tree ancestor of its destination,
+  // then descends the out-tree. In-tree hops and out-tree hops are each a tree's edges
+  // (no cycle), and a packet never returns from the out-tree to the in-tree, so with the
+  // two in separate VC groups the routes are deadlock-free on any strongly connected
+  // graph.
+  void inout_trees() {
+    const int r = root();
+    out_parent_.assign(N_, -1);
+    out_port_.assign(N_, kNoRoute);
+    in_port_.assign(N_, kNoRoute);
+    std::vector<char> seen(N_, 0);
+    std::queue<int> q;
+    q.push(r);
+    seen[r] = 1;
+    while (!q.empty()) {  // out-tree: forward BFS
+      const int c = q.front();
+      q.pop();
+      for (int p = 0; p < kNumNetPorts; ++p) {
+        if (f_.link_dead(c, (Port)p)) continue;
+        const int u = (int)t_.neighbour(c, (Port)p);
+        if (seen[u]) continue;
+        seen[u] = 1;
+        out_parent_[u] = c;
+        out_port_[u] = (uint8_t)p;  // the parent's port toward u
+        q.push(u);
+      }
+    }
+    std::fill(seen.begin(), seen.end(), 0);
+    q.push(r);
+    seen[r] = 1;
+    while (!q.empty()) {  // in-tree: backward BFS
+      const int c = q.front();
+      q.pop();
+      for (int p = 0; p < kNumNetPorts; ++p) {
+        const long u = t_.neighbour(c, (Port)p);
+        if (u < 0 || seen[u] || f_.link_dead((ChipId)u, opposite((Port)p))) continue;
+        seen[u] = 1;
+        in_port_[u] = (uint8_t)opposite((Port)p);  // u's port toward its in-tree parent c
+        q.push((int)u);
+      }
+    }
+  }
+  // True when c is d or an ancestor of d in the out-tree.
+  bool out_ancestor_of(int c, int d) const {
+    for (int a = d; a >= 0; a = out_parent_[a])
+      if (a == c) return true;
+    return false;
+  }
+  // The out-tree port of c toward its descendant d.
+  uint8_t out_next(int c, int d) const {
+    int a = d;
+    while (out_parent_[a] != c) a = out_parent_[a];
+    return out_port_[a];
   }
   bool up(int u, int v) const {
     return level_[v] < level_[u] || (level_[v] == level_[u] && v < u);
@@ -279,7 +361,8 @@ class Lash {
   const FaultSet& f_;
   const Topology2D& t_;
   const int N_;
-  std::vector<int> live_, level_;
+  std::vector<int> live_, level_, out_parent_;
+  std::vector<uint8_t> out_port_, in_port_;
   std::vector<uint8_t> tree_;  // [dest][chip]: next port
 };
 

@@ -10,7 +10,9 @@
 //           groups whose link-level channel dependency graphs are acyclic, and the VCs
 //           are split among the groups. A destination that fits no group uses an
 //           up*/down* tree in a group of its own (up*/down* trees never form a cycle),
-//           so the scheme always succeeds, minimal wherever the VCs allow.
+//           so the scheme always succeeds, minimal wherever the VCs allow. (When one-way
+//           link failures leave no two-way spanning tree, the fallback is two groups of
+//           in-tree/out-tree routes through a root instead, needing 2 VCs.)
 //   fring   e-cube (XY) with fault rings in the manner of Boppana & Chalasani: on a mesh
 //           whose dead chips form rectangular blocks with non-overlapping rings, a
 //           packet blocked by a block goes around it on the ring of live chips that
@@ -32,7 +34,7 @@ struct RouteSet {
   std::vector<RouteTable> tables;
   std::string scheme;        // the scheme that made them (auto resolved)
   int groups = 1;            // lash: destination groups (VC partitions)
-  int updown_dests = 0;      // lash: destinations routed by up*/down* trees
+  int fallback_dests = 0;      // lash: destinations on the non-minimal fallback trees
 };
 
 // Throws ConfigError when the scheme cannot route this fault set, saying why.
