@@ -48,7 +48,13 @@ void NetworkInterface::violation(const std::string& what) {
 void NetworkInterface::process() {
   if (resume()) return;
   const Cycle now = clk_.now();
-  for (int v; (v = inj_->receive_credit(now)) >= 0;) ++credits_[v];
+  for (int v; (v = inj_->receive_credit(now)) >= 0;) {
+    if (v >= vcs_ || credits_[v] == buf_) {
+      violation("credit for vc " + std::to_string(v) + ", which is nonexistent or already has all its credits");
+      continue;
+    }
+    ++credits_[v];
+  }
   eject(now);
   if (inject_on_ && src_) {
     while (src_->next_time() <= now) {

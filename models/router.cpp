@@ -85,6 +85,11 @@ void Router::receive_credits(Cycle now) {
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
     const int p = __builtin_ctz(m);
     for (int v; (v = out_link_[p]->receive_credit(now)) >= 0;) {
+      if (v >= vcs_) {
+        violation(std::string("credit for nonexistent vc ") + std::to_string(v) + " on output " +
+                  port_name((Port)p));
+        continue;
+      }
       OutVc& o = ovc(p, v);
       if (++o.credits > buf_) {
         violation(std::string("credit count above buffer depth on output ") +

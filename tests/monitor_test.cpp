@@ -34,6 +34,26 @@ TEST(Monitors, CreditAboveBufferDepthIsReported) {
   EXPECT_NE(j.value("first", std::string()).find("credit count above buffer depth"), std::string::npos);
 }
 
+TEST(Monitors, CreditForNonexistentVcIsReported) {
+  const auto j = in_child([] {
+    const NetworkConfig n = two_by_two();
+    Network net("net", n);
+    net.load_tables(build_dor_tables(n));
+    net.link(0, kEast)->send_credit(5, 0);  // the router has 2 VCs
+    ScriptedSource src({{3, 1, 1}});
+    net.ni(0).set_window(0, kNever);
+    net.ni(0).set_source(&src);
+    net.ni(0).set_injection(true);
+    sc_core::sc_start(net.clock().period() * 20.0);
+    return nlohmann::json{{"violations", net.counters().violations},
+                          {"first", net.first_violation()},
+                          {"credits_n", net.router(0).credits(kNorth, 0)}};
+  });
+  EXPECT_EQ(j.value("violations", 0), 1);
+  EXPECT_NE(j.value("first", std::string()).find("credit for nonexistent vc 5"), std::string::npos);
+  EXPECT_EQ(j.value("credits_n", 0), 8);  // no other port's counter was touched
+}
+
 TEST(Monitors, BodyFlitWithoutHeadIsReported) {
   const auto j = in_child([] {
     const NetworkConfig n = two_by_two();
