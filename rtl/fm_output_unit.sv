@@ -81,7 +81,9 @@ module fm_output_unit #(
                   credits_q, BUF_DEPTH);
     assert property (@(posedge clk_i) disable iff (!rst_ni) alloc_i[w] |-> free_q)
       else $error("output port %0d vc %0d: allocated while not free", PORT, w);
-    assert property (@(posedge clk_i) disable iff (!rst_ni) dec |-> (!free_q && credits_now != '0))
+    // Allocated before this cycle, or by VA in this cycle (regVA = 0: VA and SA together).
+    assert property (@(posedge clk_i) disable iff (!rst_ni)
+                     dec |-> ((!free_q || alloc_i[w]) && credits_now != '0))
       else $error("output port %0d vc %0d: flit switched without allocation or credit", PORT, w);
 `endif
   end
