@@ -153,22 +153,42 @@ module fm_input_unit #(
     end
 
 `ifndef SYNTHESIS
-    // Monitor state (the model's InVc::open): a packet is being written into this VC.
-    logic open_q;
-    logic in_head, in_tail;
+    // Monitor state (the model's InVc::open, open_src, open_packet, open_seq): the packet
+    // being written into this VC.
+    logic                       open_q;
+    logic [fm_pkg::ChipW-1:0]   open_src_q;
+    logic [fm_pkg::PacketW-1:0] open_packet_q;
+    logic [fm_pkg::SeqW-1:0]    open_seq_q;
+    logic in_head, in_tail, continues;
     assign in_head = in_flit_i.data.kind[fm_pkg::KindHeadBit];
     assign in_tail = in_flit_i.data.kind[fm_pkg::KindTailBit];
+    assign continues = open_q && (in_flit_i.data.src == open_src_q) &&
+                       (in_flit_i.data.packet == open_packet_q) &&
+                       (in_flit_i.data.seq == open_seq_q + 1'b1);
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) open_q <= 1'b0;
-      else if (wr) open_q <= in_head ? !in_tail : (open_q && !in_tail);
+      if (!rst_ni) begin
+        open_q        <= 1'b0;
+        open_src_q    <= '0;
+        open_packet_q <= '0;
+        open_seq_q    <= '0;
+      end else if (wr) begin
+        open_q        <= in_head ? !in_tail : (open_q && !in_tail);
+        open_src_q    <= in_flit_i.data.src;
+        open_packet_q <= in_flit_i.data.packet;
+        open_seq_q    <= in_flit_i.data.seq;
+      end
     end
     assert property (@(posedge clk_i) disable iff (!rst_ni) arrive |-> (count_q != Full))
       else $error("input port %0d vc %0d: flit written into a full VC buffer", PORT, v);
     assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head) |-> !open_q)
       else $error("input port %0d vc %0d: head flit while the previous packet has not seen its tail",
                   PORT, v);
-    assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && !in_head) |-> open_q)
-      else $error("input port %0d vc %0d: body/tail flit without an open packet", PORT, v);
+    assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head) |->
+                     (in_flit_i.data.seq == '0))
+      else $error("input port %0d vc %0d: head flit with seq %0d", PORT, v, in_flit_i.data.seq);
+    assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && !in_head) |-> continues)
+      else $error("input port %0d vc %0d: body/tail flit that does not continue the open packet",
+                  PORT, v);
     assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head) |->
                      (in_route_port_i < fm_pkg::PortW'(fm_pkg::NumPorts)))
       else $error("input port %0d vc %0d: route names port %0d, outside 0..4", PORT, v,
