@@ -91,7 +91,9 @@ template <class Cfg>
 Trace simulate(std::vector<std::pair<ChipId, RouteEntry>> table, Stimulus stim, int cycles) {
   const char* dir = std::getenv("FM_RTL_VCD");
   const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-  const std::string vcd = dir ? std::string(dir) + "/" + info->test_suite_name() + "." + info->name() + ".vcd" : "";
+  std::string name = std::string(info->test_suite_name()) + "." + info->name();
+  for (char& c : name) if (c == '/') c = '_';  // typed suites are named RtlRouter/<n>
+  const std::string vcd = dir ? std::string(dir) + "/" + name + ".vcd" : "";
   const auto j = test::in_child([&] {
     if (!vcd.empty()) Verilated::traceEverOn(true);
     auto bench = std::make_unique<RouterBench<typename Cfg::Dut>>("bench", table, stim, cycles);
