@@ -1,0 +1,80 @@
+// Route table: one entry per destination chip, {port, vc_mask}, written through a
+// register port and read by every input port in the cycle a head flit arrives (RC at
+// buffer write, docs/router-microarchitecture.md "Pipeline").
+//
+// Write: the word {vc_mask[15:0], 5'b0, port[2:0]} at `we_i` is stored at the clock
+// edge ending the cycle, so a lookup in the same cycle still sees the old entry (in the
+// model the table is loaded between cycles, before any flit uses it).
+// Read: combinational, one port per router input. An address outside 0..NUM_DESTS-1
+// reads {port L, mask 0} (the model's default RouteEntry; in the model it is an
+// out-of-bounds read) and fails an assertion when a head flit uses it.
+// Reset: every entry becomes {port L, mask 0}, the model's default RouteEntry.
+module fm_route_table #(
+  /// Virtual channels per port (bits of the stored mask).
+  parameter int unsigned NUM_VCS   = fm_pkg::DefaultNumVcs,
+  /// Entries (destination chips).
+  parameter int unsigned NUM_DESTS = fm_pkg::DefaultNumDests,
+  /// Read ports.
+  parameter int unsigned NUM_READ  = fm_pkg::NumPorts
+) (
+  input  logic                                       clk_i,
+  input  logic                                       rst_ni,
+  /// Write the entry for destination `waddr_i` with `wdata_i` at the end of this cycle.
+  input  logic                                       we_i,
+  input  logic [fm_pkg::ChipW-1:0]                   waddr_i,
+  input  fm_pkg::route_word_t                        wdata_i,
+  /// Destination looked up by each read port.
+  input  logic [NUM_READ-1:0][fm_pkg::ChipW-1:0]     raddr_i,
+  /// Output port of each lookup.
+  output logic [NUM_READ-1:0][fm_pkg::PortW-1:0]     rport_o,
+  /// Output VCs allowed by each lookup.
+  output logic [NUM_READ-1:0][NUM_VCS-1:0]           rmask_o
+);
+
+  localparam int unsigned AddrW = fm_pkg::idx_width(NUM_DESTS);
+  localparam logic [fm_pkg::MaxVcs-1:0] AllVcs = fm_pkg::MaxVcs'((17'd1 << NUM_VCS) - 17'd1);
+
+  logic [fm_pkg::PortW-1:0] port_q [NUM_DESTS];
+  logic [NUM_VCS-1:0]       mask_q [NUM_DESTS];
+
+  // One register per entry with its own write decode (a register file).
+  for (genvar d = 0; d < NUM_DESTS; d++) begin : gen_entry
+    logic we;
+    assign we = we_i && (32'(waddr_i) == d);
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        port_q[d] <= fm_pkg::PortLocal;
+        mask_q[d] <= '0;
+      end else if (we) begin
+        port_q[d] <= wdata_i.port;
+        mask_q[d] <= wdata_i.vc_mask[NUM_VCS-1:0];
+      end
+    end
+  end
+
+  for (genvar r = 0; r < NUM_READ; r++) begin : gen_read
+    logic in_range;
+    assign in_range   = 32'(raddr_i[r]) < NUM_DESTS;
+    assign rport_o[r] = in_range ? port_q[raddr_i[r][AddrW-1:0]] : fm_pkg::PortLocal;
+    assign rmask_o[r] = in_range ? mask_q[raddr_i[r][AddrW-1:0]] : '0;
+  end
+
+`ifndef SYNTHESIS
+  // The model's loader rejects a table with any such entry (Router::load_table).
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   we_i |-> (32'(waddr_i) < NUM_DESTS))
+    else $error("route table write to destination %0d, table has %0d entries",
+                waddr_i, NUM_DESTS);
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   we_i |-> (wdata_i.port < fm_pkg::PortW'(fm_pkg::NumPorts)))
+    else $error("route table write names port %0d, outside 0..4", wdata_i.port);
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   we_i |-> (wdata_i.vc_mask != '0 && (wdata_i.vc_mask & ~AllVcs) == '0))
+    else $error("route table write with VC mask 0x%0h: not a non-empty subset of %0d VCs",
+                wdata_i.vc_mask, NUM_VCS);
+  assert property (@(posedge clk_i) disable iff (!rst_ni)
+                   we_i |-> (wdata_i.zero == '0))
+    else $error("route table write with reserved bits 7:3 = 0x%0h", wdata_i.zero);
+`endif
+
+endmodule
