@@ -4,6 +4,11 @@ namespace fm {
 
 uint16_t all_vcs_mask(int vcs) { return (uint16_t)((1u << vcs) - 1); }
 
+uint16_t vc_group_mask(int vcs, int g, int k) {
+  const int lo = g * vcs / k, hi = (g + 1) * vcs / k;
+  return (uint16_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+
 uint16_t dateline_class_mask(int vcs, int cls) {
   const int half = vcs / 2;  // class 0: [0, half), class 1: [half, vcs)
   const uint16_t low = (uint16_t)((1u << half) - 1);

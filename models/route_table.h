@@ -34,6 +34,8 @@ class RouteTable {
 // class 1 the upper half. A packet whose remaining path in the current dimension still
 // crosses the wraparound link uses class 0; otherwise class 1.
 uint16_t all_vcs_mask(int vcs);
+// The VCs of group g when `vcs` VCs are split into k groups: [g*vcs/k, (g+1)*vcs/k).
+uint16_t vc_group_mask(int vcs, int g, int k);
 uint16_t dateline_class_mask(int vcs, int cls);
 
 // The dimension-order next hop from c toward d (kLocal when c == d), and whether the

@@ -133,3 +133,11 @@ TEST(DorTables, DatelineClassMasks) {
   EXPECT_EQ(dateline_class_mask(16, 0), 0x00ff);
   EXPECT_EQ(dateline_class_mask(16, 1), 0xff00);
 }
+
+TEST(DorTables, VcGroupMasks) {
+  EXPECT_EQ(vc_group_mask(4, 2, 4), 0x4);    // one VC per group
+  EXPECT_EQ(vc_group_mask(5, 0, 2), 0x3);    // [0, 2)
+  EXPECT_EQ(vc_group_mask(5, 1, 2), 0x1c);   // [2, 5)
+  EXPECT_EQ(vc_group_mask(16, 0, 1), 0xffff);
+  EXPECT_EQ(vc_group_mask(2, 1, 2), 0x2);
+}

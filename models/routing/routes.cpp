@@ -91,10 +91,7 @@ class Lash {
     const int k = (int)groups.size() + fallback_groups;
     rs.groups = k;
     rs.fallback_dests = (int)fallback.size();
-    auto mask_of = [&](int g) {
-      const int lo = g * V / k, hi = (g + 1) * V / k;
-      return (uint16_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
-    };
+    auto mask_of = [&](int g) { return vc_group_mask(V, g, k); };
     rs.tables.assign(N_, RouteTable(N_));
     for (size_t g = 0; g < groups.size(); ++g)
       for (int d : groups[g])
@@ -395,9 +392,7 @@ class FRing {
           continue;
         }
         const Port p = route(c, d);
-        const int cls = vc_class(c, d);
-        const int lo = cls * V / 4, hi = (cls + 1) * V / 4;
-        rs.tables[c].set(d, {(uint8_t)p, (uint16_t)(((1u << hi) - 1) & ~((1u << lo) - 1))});
+        rs.tables[c].set(d, {(uint8_t)p, vc_group_mask(V, vc_class(c, d), 4)});
       }
     clear_dead(f_, rs.tables);
     return rs;
