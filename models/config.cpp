@@ -33,6 +33,20 @@ const char* to_string(Pattern p) {
   return "?";
 }
 
+bool parse_coord(const std::string& s, Coord* c) {
+  const auto k = s.find(',');
+  if (k == std::string::npos) return false;
+  try {
+    size_t a, b;
+    const std::string xs = s.substr(0, k), ys = s.substr(k + 1);
+    c->x = std::stoi(xs, &a);
+    c->y = std::stoi(ys, &b);
+    return a == xs.size() && b == ys.size();
+  } catch (...) {
+    return false;
+  }
+}
+
 bool parse_topology(const std::string& s, Topology* out) {
   if (s == "mesh") *out = Topology::Mesh;
   else if (s == "torus") *out = Topology::Torus;

@@ -102,6 +102,8 @@ const char* to_string(Topology t);
 const char* to_string(Arbiter a);
 const char* to_string(Routing r);
 const char* to_string(Pattern p);
+// "x,y" with two integers; false when malformed.
+bool parse_coord(const std::string& s, Coord* out);
 // Parsers return false on an unknown name.
 bool parse_topology(const std::string& s, Topology* out);
 bool parse_arbiter(const std::string& s, Arbiter* out);

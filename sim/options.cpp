@@ -26,20 +26,6 @@ bool parse_dims(const std::string& s, int* w, int* h) {
   }
 }
 
-bool parse_coord(const std::string& s, Coord* c) {
-  const auto k = s.find(',');
-  if (k == std::string::npos) return false;
-  try {
-    size_t a, b;
-    const std::string xs = s.substr(0, k), ys = s.substr(k + 1);
-    c->x = std::stoi(xs, &a);
-    c->y = std::stoi(ys, &b);
-    return a == xs.size() && b == ys.size();
-  } catch (...) {
-    return false;
-  }
-}
-
 // "N" or "A-B".
 bool parse_range(const std::string& s, int* lo, int* hi) {
   try {

@@ -11,20 +11,6 @@ namespace {
 
 std::string coord(int x, int y) { return "(" + std::to_string(x) + "," + std::to_string(y) + ")"; }
 
-bool parse_xy(const std::string& s, Coord* c) {
-  const auto k = s.find(',');
-  if (k == std::string::npos) return false;
-  try {
-    size_t a, b;
-    const std::string xs = s.substr(0, k), ys = s.substr(k + 1);
-    c->x = std::stoi(xs, &a);
-    c->y = std::stoi(ys, &b);
-    return a == xs.size() && b == ys.size();
-  } catch (...) {
-    return false;
-  }
-}
-
 bool parse_port(const std::string& s, Port* p) {
   static const char* names[] = {"N", "E", "S", "W"};
   for (int i = 0; i < kNumNetPorts; ++i)
@@ -38,7 +24,7 @@ bool parse_link_fault(const std::string& s, LinkFault* out) {
   const auto k = s.find(':');
   if (k == std::string::npos) return false;
   LinkFault l;
-  if (!parse_xy(s.substr(0, k), &l.at)) return false;
+  if (!parse_coord(s.substr(0, k), &l.at)) return false;
   std::string rest = s.substr(k + 1);
   const auto k2 = rest.find(':');
   if (k2 != std::string::npos) {
@@ -74,7 +60,7 @@ void read_fault_file(const std::string& path, FaultConfig* out) {
     if (!more.empty()) throw bad("too many fields");
     Coord c;
     if (kind == "chip" || kind == "board") {
-      if (!extra.empty() || !parse_xy(arg, &c)) throw bad("bad " + kind + " '" + arg + extra + "'");
+      if (!extra.empty() || !parse_coord(arg, &c)) throw bad("bad " + kind + " '" + arg + extra + "'");
       (kind == "chip" ? out->chips : out->boards).push_back(c);
     } else if (kind == "link") {
       LinkFault l;
@@ -196,6 +182,24 @@ std::string FaultSet::connectivity() const {
   m << "the fault set partitions the mesh: " << count << " live chip(s) cannot reach, or cannot "
     << "be reached from, the other " << size[main_comp] << ":" << cut.str() << (count > 16 ? " ..." : "");
   return m.str();
+}
+
+std::vector<int> FaultSet::distances_to(ChipId d) const {
+  std::vector<int> dist(topo_.chips(), -1);
+  std::queue<int> q;
+  q.push((int)d);
+  dist[d] = 0;
+  while (!q.empty()) {
+    const int c = q.front();
+    q.pop();
+    for (int p = 0; p < kNumNetPorts; ++p) {
+      const long u = topo_.neighbour(c, (Port)p);  // u -> c leaves u through opposite(p)
+      if (u < 0 || dist[u] >= 0 || link_dead((ChipId)u, opposite((Port)p))) continue;
+      dist[u] = dist[c] + 1;
+      q.push((int)u);
+    }
+  }
+  return dist;
 }
 
 std::string FaultSet::describe() const {

@@ -26,6 +26,9 @@ class FaultSet {
   // "" when every live chip reaches every other over live links; otherwise one line
   // saying which chips are cut off.
   std::string connectivity() const;
+  // Hops from every chip to d over live links (-1: cannot reach d); reverse BFS. The
+  // minimal path lengths used by the lash scheme and by the route checker.
+  std::vector<int> distances_to(ChipId d) const;
   // The failed chips and link directions, for reports: "(3,5) (4,5) ...", "(4,4)E ...".
   std::string describe() const;
 

@@ -102,21 +102,7 @@ RouteCheck check_routes(const FaultSet& f, const std::vector<RouteTable>& tables
   std::vector<long> count(n);
   r.connected = true;
   for (int d : live) {
-    // Minimal distances to d over live links (reverse BFS).
-    std::fill(mind.begin(), mind.end(), -1);
-    std::queue<int> q;
-    q.push(d);
-    mind[d] = 0;
-    while (!q.empty()) {
-      const int c = q.front();
-      q.pop();
-      for (int p = 0; p < kNumNetPorts; ++p) {
-        const long u = t.neighbour(c, (Port)p);  // u -> c through opposite(p)
-        if (u < 0 || mind[u] >= 0 || f.link_dead(u, opposite((Port)p))) continue;
-        mind[u] = mind[c] + 1;
-        q.push((int)u);
-      }
-    }
+    mind = f.distances_to(d);  // minimal over live links
     // Table path lengths from every live chip, with loop and dead-link detection.
     std::fill(len.begin(), len.end(), -1);
     len[d] = 0;

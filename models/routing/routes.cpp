@@ -122,20 +122,7 @@ class Lash {
   // configured dimension order's, then the other order's, then N, E, S, W (S, W, N, E
   // for destinations with odd x + y).
   void shortest_tree(int d) {
-    std::vector<int> dist(N_, -1);
-    std::queue<int> q;
-    q.push(d);
-    dist[d] = 0;
-    while (!q.empty()) {
-      const int c = q.front();
-      q.pop();
-      for (int p = 0; p < kNumNetPorts; ++p) {
-        const long u = t_.neighbour(c, (Port)p);
-        if (u < 0 || dist[u] >= 0 || f_.link_dead(u, opposite((Port)p))) continue;
-        dist[u] = dist[c] + 1;
-        q.push((int)u);
-      }
-    }
+    const std::vector<int> dist = f_.distances_to(d);
     const bool x_first = n_.routing != Routing::YX;
     for (int c : live_) {
       if (c == d) continue;
