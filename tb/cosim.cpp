@@ -228,6 +228,11 @@ class CosimBench : public sc_core::sc_module, public Clocked {
         pending_[q].pop_back();
         out_links_[q]->send_credit(in.credit[q], m);
       }
+      if (q == kNorth && (int64_t)m == p_.illegal_credit_at) {
+        if (in.credit[q] >= 0) pending_[q].push_back(in.credit[q]);  // owed, not sent
+        in.credit[q] = 0;
+        out_links_[q]->send_credit(0, m);
+      }
       // Upstream of input q: one flit on a random VC holding a credit.
       if (!coin(inject_permille_[q])) continue;
       const int v0 = (int)(rng_() % vcs_);
@@ -299,11 +304,21 @@ class CosimBench : public sc_core::sc_module, public Clocked {
       std::string err = model_outputs(m, &mo);
       const CycleOut ro = rtl_outputs();
       if (err.empty()) err = compare(m, mo, ro);
-      if (err.empty() && router_.violations())
-        err = "cycle " + std::to_string(m) + ": model monitor: " + router_.first_violation();
+      if (router_.violations())
+        err += (err.empty() ? "cycle " + std::to_string(m) + ": " : "; ") + "model monitor: " +
+               router_.first_violation();
+      if (Verilated::threadContextp()->gotError())
+        err += (err.empty() ? "cycle " + std::to_string(m) + ": " : "; ") +
+               "RTL assertion failed (its %Error line is printed above)";
       ++res_.cycles;
       for (int q = 0; q < kNumPorts; ++q) res_.flits_model += mo.valid[q];
       if (!err.empty()) {
+        // One more edge: an RTL assertion about this cycle's inputs fires at the edge
+        // that ends it.
+        rtl_clk_.write(true);
+        wait(1, sc_core::SC_NS);
+        if (err.find("RTL assertion") == std::string::npos && Verilated::threadContextp()->gotError())
+          err += "; RTL assertion failed at the edge ending the cycle (its %Error line is printed above)";
         fail(m, err);
         break;
       }
@@ -363,6 +378,10 @@ CosimResult run_with(const RtlConfig& c, const CosimParams& p) {
   cfg.arbiter = c.islip ? Arbiter::ISlip : Arbiter::RoundRobin;
   Clock clk("clock", sc_core::sc_time(1, sc_core::SC_US));
   CosimBench<Dut> bench("cosim", clk, cfg, p);
+  // An RTL assertion must end the run with a report, not abort the process.
+  Verilated::threadContextp()->fatalOnError(false);
+  // The bench ends the run with sc_stop; its "Simulation stopped by user" note is noise.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start();
   return bench.result();
 }

@@ -26,6 +26,9 @@ struct CosimParams {
   uint64_t cycles = 100000;
   uint32_t seed = 1;
   int dests = 32;  // route table entries used (the RTL holds 64)
+  // Test hook (illegal input): in this cycle the sink of output port N returns a credit
+  // for VC 0 that it does not owe (-1: never). Both routers must flag it.
+  int64_t illegal_credit_at = -1;
 };
 
 struct CosimResult {

@@ -106,3 +106,23 @@ TEST(Cosim, CommandExitCodesAndJson) {
   EXPECT_GT(j.at("credits_compared").get<uint64_t>(), 0u);
   EXPECT_TRUE(j.at("mismatch").is_null());
 }
+
+// Illegal input (a credit the sink does not owe) is not a disagreement to hide: the run
+// stops and reports what both routers said about it.
+TEST(Cosim, IllegalCreditStopsTheRunWithBothReports) {
+  const auto good = find_rtl_config(2, 4, 3, false);
+  ASSERT_TRUE(good.has_value());
+  const nlohmann::json r = test::in_child([&] {
+    CosimParams p;
+    p.seed = 3;
+    p.cycles = 2000;
+    p.illegal_credit_at = 0;  // output N VC 0 holds all B credits then: overflow
+    return to_json(run_cosim(*good, p));
+  });
+  ASSERT_TRUE(r.contains("agreed"));
+  EXPECT_FALSE(r.at("agreed").get<bool>());
+  EXPECT_EQ(r.at("mismatch_cycle").get<int64_t>(), 1);
+  const std::string m = r.at("mismatch").get<std::string>();
+  EXPECT_NE(m.find("credit count above buffer depth on output N vc 0"), std::string::npos) << m;
+  EXPECT_NE(m.find("RTL assertion failed"), std::string::npos) << m;
+}
