@@ -26,6 +26,8 @@ const char* kUsage =
     "  routes         build the route tables for a fault set, prove them connected and\n"
     "                 deadlock-free, and report path lengths and link loads\n"
     "  bench          simulator speed: router-cycles/s, flit-hops/s, peak RSS\n"
+    "  cosim          lockstep co-simulation of the verilated RTL router against the\n"
+    "                 SystemC model router: every flit and credit compared each cycle\n"
     "\n"
     "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant)\n";
 
@@ -100,7 +102,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "latency-sweep") return cmd_latency_sweep(args);
     if (cmd == "bench") return cmd_bench(args);
     if (cmd == "routes") return cmd_routes(args);
-    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | bench");
+    if (cmd == "cosim") return cmd_cosim(args);
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | bench | cosim");
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -1,0 +1,443 @@
+// The lockstep co-simulation of tb/cosim.h: one SystemC thread steps the model Router
+// (through Links of latency 1, as in a network) and the verilated RTL router (through
+// sc_signals and a clock signal it toggles itself) in the same cycles, compares their
+// outputs and computes the next cycle's stimulus from them.
+//
+// Timing inside one model cycle m (the model Clock's period is 1 us of simulated time):
+//   tick(m)              the model Clock notifies its tick; the model Router evaluates m
+//   + 1 delta            the thread reads the model's departures of m (slot m + 1 of each
+//                        output link) and credits sent in m; the RTL's inputs of m have
+//                        been driven since the previous cycle, its outputs of m settled:
+//                        sample, compare, compute the arrivals of m + 1, send them into
+//                        the model's links (departure m, latency 1), raise the RTL clock
+//                        (the edge ending cycle m)
+//   + 1 ns               drive the RTL inputs of m + 1, lower the RTL clock
+// Before cycle 0 (inside model cycle 0's period) the RTL is reset and its route table
+// written with 1 ns half-periods; the model sees none of it.
+#include "tb/cosim.h"
+
+#include <verilated.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <systemc>
+
+#include "Vfm_router.h"
+#include "Vfm_router_bug_credit.h"
+#include "Vfm_router_bug_rr.h"
+#include "models/clock.h"
+#include "models/config.h"
+#include "models/link.h"
+#include "models/route_table.h"
+#include "models/router.h"
+#include "tb/rtl_ports.h"
+#ifdef FM_RTL_EXTRA_CONFIGS
+#include "Vfm_router_v1b4p1.h"
+#include "Vfm_router_v3b4p2.h"
+#include "Vfm_router_v4b8p4i.h"
+#endif
+
+namespace fm {
+
+using rtl::CycleIn;
+using rtl::CycleOut;
+
+namespace {
+
+// "head+tail vc 1 packet 7 src 100 dst 3 seq 0 payload 0x..."
+std::string describe(const Flit& f) {
+  static const char* kKinds[] = {"body", "head", "tail", "head+tail"};
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s vc %d packet %u src %u dst %u seq %u payload 0x%016llx",
+                kKinds[f.kind & 3], f.vc, f.packet, f.src, f.dst, f.seq,
+                (unsigned long long)f.payload);
+  return buf;
+}
+bool same(const Flit& a, const Flit& b) {
+  return a.payload == b.payload && a.packet == b.packet && a.src == b.src && a.dst == b.dst &&
+         a.seq == b.seq && a.kind == b.kind && a.vc == b.vc;
+}
+std::string port_str(int p) { return std::to_string(p) + " (" + port_name((Port)p) + ")"; }
+
+// The closed-loop bench: owns the model Router, its links, the DUT and the stimulus.
+template <class Dut>
+class CosimBench : public sc_core::sc_module, public Clocked {
+ public:
+  SC_HAS_PROCESS(CosimBench);
+  CosimBench(sc_core::sc_module_name name, Clock& clk, const NetworkConfig& cfg, const CosimParams& p)
+      : sc_module(name),
+        Clocked(clk),
+        vcs_(cfg.vcs),
+        buf_(cfg.buf),
+        p_(p),
+        rng_((uint64_t)p.seed * 0x9e3779b97f4a7c15ull + 1),
+        router_("router", cfg, 0, clk),
+        dut_("dut") {
+    for (int q = 0; q < kNumPorts; ++q) {
+      in_links_[q] = std::make_unique<Link>(("in" + std::to_string(q)).c_str(), 1, 1, vcs_ * buf_);
+      in_links_[q]->bind(this, q, &router_, q);
+      router_.connect_in((Port)q, in_links_[q].get());
+      out_links_[q] = std::make_unique<Link>(("out" + std::to_string(q)).c_str(), 1, 1, vcs_ * buf_);
+      out_links_[q]->bind(&router_, q, this, q);
+      router_.connect_out((Port)q, out_links_[q].get());
+      for (int v = 0; v < vcs_; ++v) credits_[q][v] = buf_;
+    }
+    make_table();
+    bind_dut();
+    SC_THREAD(run);
+  }
+  const CosimResult& result() const { return res_; }
+
+ private:
+  // A random legal table: destinations 0..4 go to a permutation of the 5 ports (so every
+  // input has destinations that are not a U-turn), the rest to random ports; every mask
+  // is a random non-empty subset of the VCs.
+  void make_table() {
+    std::array<int, kNumPorts> perm{0, 1, 2, 3, 4};
+    std::shuffle(perm.begin(), perm.end(), rng_);
+    RouteTable table(p_.dests);
+    for (int d = 0; d < p_.dests; ++d) {
+      RouteEntry e;
+      e.port = (uint8_t)(d < kNumPorts ? perm[d] : (int)(rng_() % kNumPorts));
+      do e.vc_mask = (uint16_t)(rng_() & ((1u << vcs_) - 1)); while (!e.vc_mask);
+      table.set(d, e);
+      routes_.push_back(e);
+    }
+    const std::string err = router_.load_table(table);
+    if (!err.empty()) throw std::runtime_error(err);
+    for (int q = 0; q < kNumPorts; ++q)
+      for (int d = 0; d < p_.dests; ++d)
+        if (routes_[d].port != q) legal_dsts_[q].push_back(d);
+  }
+
+  void bind_dut() {
+    dut_.clk_i(rtl_clk_);
+    dut_.rst_ni(rst_n_);
+#define FM_BIND(p, i)                          \
+  dut_.in_##p##_valid_i(in_valid_[i]);         \
+  dut_.in_##p##_payload_i(in_payload_[i]);     \
+  dut_.in_##p##_meta_i(in_meta_[i]);           \
+  dut_.in_##p##_ctl_i(in_ctl_[i]);             \
+  dut_.out_##p##_valid_o(out_valid_[i]);       \
+  dut_.out_##p##_payload_o(out_payload_[i]);   \
+  dut_.out_##p##_meta_o(out_meta_[i]);         \
+  dut_.out_##p##_ctl_o(out_ctl_[i]);           \
+  dut_.cr_in_##p##_valid_i(cr_in_valid_[i]);   \
+  dut_.cr_in_##p##_vc_i(cr_in_vc_[i]);         \
+  dut_.cr_out_##p##_valid_o(cr_out_valid_[i]); \
+  dut_.cr_out_##p##_vc_o(cr_out_vc_[i]);
+    FM_BIND(n, 0)
+    FM_BIND(e, 1)
+    FM_BIND(s, 2)
+    FM_BIND(w, 3)
+    FM_BIND(l, 4)
+#undef FM_BIND
+    dut_.tbl_we_i(tbl_we_);
+    dut_.tbl_addr_i(tbl_addr_);
+    dut_.tbl_data_i(tbl_data_);
+  }
+
+  void drive(const CycleIn& in) {
+    for (int q = 0; q < kNumPorts; ++q) {
+      const Flit f = in.valid[q] ? in.flit[q] : Flit{};
+      in_valid_[q].write(in.valid[q]);
+      in_payload_[q].write(f.payload);
+      in_meta_[q].write(rtl::meta_of(f));
+      in_ctl_[q].write(rtl::ctl_of(f));
+      cr_in_valid_[q].write(in.credit[q] >= 0);
+      cr_in_vc_[q].write(in.credit[q] >= 0 ? (uint32_t)in.credit[q] : 0u);
+    }
+  }
+  CycleOut rtl_outputs() const {
+    CycleOut o;
+    for (int q = 0; q < kNumPorts; ++q) {
+      o.valid[q] = out_valid_[q].read();
+      if (o.valid[q]) o.flit[q] = rtl::flit_of(out_payload_[q].read(), out_meta_[q].read(), out_ctl_[q].read());
+      o.credit[q] = cr_out_valid_[q].read() ? (int)cr_out_vc_[q].read() : -1;
+    }
+    return o;
+  }
+  // The model's departures of cycle m (they arrive downstream in m + 1) and credits sent
+  // in m; returns "" or a protocol problem of the model (two credits on one link).
+  std::string model_outputs(Cycle m, CycleOut* o) {
+    for (int q = 0; q < kNumPorts; ++q) {
+      o->valid[q] = out_links_[q]->receive(m + 1, &o->flit[q]);
+      o->credit[q] = in_links_[q]->receive_credit(m + 1);
+      if (o->credit[q] >= 0 && in_links_[q]->receive_credit(m + 1) >= 0)
+        return "cycle " + std::to_string(m) + ": the model sent two credits on input port " + port_str(q);
+    }
+    return "";
+  }
+  // First difference of the two routers' outputs in cycle m ("" if none); counts.
+  std::string compare(Cycle m, const CycleOut& mo, const CycleOut& ro) {
+    const std::string at = "cycle " + std::to_string(m) + ": ";
+    for (int q = 0; q < kNumPorts; ++q) {
+      if (mo.valid[q] || ro.valid[q]) {
+        ++res_.flits_compared;
+        if (mo.valid[q] != ro.valid[q] || !same(mo.flit[q], ro.flit[q])) {
+          res_.mismatch_port = q;
+          const int vc = mo.valid[q] ? mo.flit[q].vc : ro.flit[q].vc;
+          return at + "flit on output port " + port_str(q) + " VC " + std::to_string(vc) + ": model " +
+                 (mo.valid[q] ? describe(mo.flit[q]) : "none") + " | rtl " +
+                 (ro.valid[q] ? describe(ro.flit[q]) : "none");
+        }
+      }
+      if (mo.credit[q] >= 0 || ro.credit[q] >= 0) {
+        ++res_.credits_compared;
+        if (mo.credit[q] != ro.credit[q]) {
+          res_.mismatch_port = q;
+          const int vc = mo.credit[q] >= 0 ? mo.credit[q] : ro.credit[q];
+          auto s = [](int v) { return v >= 0 ? "VC " + std::to_string(v) : std::string("none"); };
+          return at + "credit sent upstream on input port " + port_str(q) + " VC " + std::to_string(vc) +
+                 ": model " + s(mo.credit[q]) + " | rtl " + s(ro.credit[q]);
+        }
+      }
+    }
+    return "";
+  }
+
+  // A new traffic phase: per input port an offered load, per output port a credit
+  // return probability (0 = a stalled downstream), and a longest packet.
+  void new_phase(Cycle m) {
+    static constexpr int kLoads[] = {0, 200, 500, 800, 1000, 1000, 1000, 1000};
+    static constexpr int kReturns[] = {0, 100, 500, 900, 1000, 1000, 1000, 1000};
+    for (int q = 0; q < kNumPorts; ++q) {
+      inject_permille_[q] = kLoads[rng_() % 8];
+      return_permille_[q] = kReturns[rng_() % 8];
+    }
+    max_packet_ = 1 + (int)(rng_() % 8);
+    phase_end_ = m + 16 + rng_() % 500;
+  }
+  bool coin(int permille) { return (int)(rng_() % 1000) < permille; }
+
+  // Acting in cycle m (outputs up to m - 1 known): the arrivals of cycle m + 1, sent into
+  // the model's links and returned for the RTL.
+  CycleIn stimulus(Cycle m) {
+    if (m >= phase_end_) new_phase(m);
+    CycleIn in;
+    for (int q = 0; q < kNumPorts; ++q) {
+      // Downstream of output q: return the credit of one received flit (any VC).
+      if (!pending_[q].empty() && coin(return_permille_[q])) {
+        const size_t k = rng_() % pending_[q].size();
+        in.credit[q] = pending_[q][k];
+        pending_[q][k] = pending_[q].back();
+        pending_[q].pop_back();
+        out_links_[q]->send_credit(in.credit[q], m);
+      }
+      if (q == kNorth && (int64_t)m == p_.illegal_credit_at) {
+        if (in.credit[q] >= 0) pending_[q].push_back(in.credit[q]);  // owed, not sent
+        in.credit[q] = 0;
+        out_links_[q]->send_credit(0, m);
+      }
+      // Upstream of input q: one flit on a random VC holding a credit.
+      if (!coin(inject_permille_[q])) continue;
+      const int v0 = (int)(rng_() % vcs_);
+      for (int i = 0; i < vcs_; ++i) {
+        const int v = (v0 + i) % vcs_;
+        if (!credits_[q][v]) continue;
+        if (!left_[q][v]) {
+          size_[q][v] = left_[q][v] = 1 + (int)(rng_() % max_packet_);
+          cur_[q][v] = Flit{};
+          cur_[q][v].packet = next_packet_[q]++;
+          cur_[q][v].src = (ChipId)(rng_() & 0xffff);
+          cur_[q][v].dst = (ChipId)legal_dsts_[q][rng_() % legal_dsts_[q].size()];
+          cur_[q][v].vc = (uint8_t)v;
+        }
+        Flit g = cur_[q][v];
+        g.seq = (uint16_t)(size_[q][v] - left_[q][v]);
+        g.kind = (uint8_t)((g.seq == 0 ? kHead : 0) | (left_[q][v] == 1 ? kTail : 0));
+        g.payload = rng_();
+        --left_[q][v];
+        --credits_[q][v];
+        in.send((Port)q, g);
+        in_links_[q]->send(g, m);
+        break;
+      }
+    }
+    return in;
+  }
+  // The outputs of cycle m reach the traffic sources from cycle m + 1 on.
+  void absorb(const CycleOut& o) {
+    for (int q = 0; q < kNumPorts; ++q) {
+      if (o.valid[q]) pending_[q].push_back(o.flit[q].vc);
+      if (o.credit[q] >= 0 && o.credit[q] < vcs_) ++credits_[q][o.credit[q]];
+    }
+  }
+
+  // One RTL clock period of 2 ns (used only before cycle 0).
+  void rtl_tick() {
+    wait(1, sc_core::SC_NS);
+    rtl_clk_.write(true);
+    wait(1, sc_core::SC_NS);
+    rtl_clk_.write(false);
+  }
+
+  void run() {
+    // Model cycle 0: the Clock's first activation shares the first evaluation phase with
+    // this thread's start (in either order), so wait one delta instead of for its tick.
+    wait(sc_core::SC_ZERO_TIME);
+    drive(CycleIn{});
+    rst_n_.write(false);
+    rtl_tick();
+    rtl_tick();
+    rst_n_.write(true);
+    for (int d = 0; d < p_.dests; ++d) {
+      tbl_we_.write(true);
+      tbl_addr_.write((uint32_t)d);
+      tbl_data_.write(rtl::route_word(routes_[d]));
+      rtl_tick();
+    }
+    tbl_we_.write(false);
+    wait(1, sc_core::SC_NS);
+    for (Cycle m = 0;; ++m) {
+      if (m > 0) wait(clk_.tick());
+      wait(sc_core::SC_ZERO_TIME);  // the model Router has evaluated cycle m
+      if (clk_.now() != m) {
+        fail(m, "internal: model clock at cycle " + std::to_string(clk_.now()));
+        break;
+      }
+      CycleOut mo;
+      std::string err = model_outputs(m, &mo);
+      const CycleOut ro = rtl_outputs();
+      if (err.empty()) err = compare(m, mo, ro);
+      if (router_.violations())
+        err += (err.empty() ? "cycle " + std::to_string(m) + ": " : "; ") + "model monitor: " +
+               router_.first_violation();
+      if (Verilated::threadContextp()->gotError())
+        err += (err.empty() ? "cycle " + std::to_string(m) + ": " : "; ") +
+               "RTL assertion failed (its %Error line is printed above)";
+      ++res_.cycles;
+      for (int q = 0; q < kNumPorts; ++q) res_.flits_model += mo.valid[q];
+      if (!err.empty()) {
+        // One more edge: an RTL assertion about this cycle's inputs fires at the edge
+        // that ends it.
+        rtl_clk_.write(true);
+        wait(1, sc_core::SC_NS);
+        if (err.find("RTL assertion") == std::string::npos && Verilated::threadContextp()->gotError())
+          err += "; RTL assertion failed at the edge ending the cycle (its %Error line is printed above)";
+        fail(m, err);
+        break;
+      }
+      if (m + 1 >= p_.cycles) break;
+      const CycleIn in = stimulus(m);
+      absorb(mo);
+      rtl_clk_.write(true);  // ends RTL cycle m
+      wait(1, sc_core::SC_NS);
+      drive(in);
+      rtl_clk_.write(false);
+    }
+    res_.agreed = res_.mismatch.empty();
+    sc_core::sc_stop();
+  }
+  void fail(Cycle m, const std::string& what) {
+    res_.mismatch = what;
+    res_.mismatch_cycle = (int64_t)m;
+  }
+
+  const int vcs_, buf_;
+  CosimParams p_;
+  std::mt19937_64 rng_;
+  Router router_;
+  std::array<std::unique_ptr<Link>, kNumPorts> in_links_, out_links_;
+  std::vector<RouteEntry> routes_;
+  std::array<std::vector<int>, kNumPorts> legal_dsts_;
+  // Traffic sources (upstream of each input) and sinks (downstream of each output).
+  int credits_[kNumPorts][kMaxVcs] = {};
+  int left_[kNumPorts][kMaxVcs] = {}, size_[kNumPorts][kMaxVcs] = {};
+  Flit cur_[kNumPorts][kMaxVcs];
+  uint32_t next_packet_[kNumPorts] = {};
+  std::array<std::vector<int>, kNumPorts> pending_;  // output VCs of flits not yet credited
+  int inject_permille_[kNumPorts] = {}, return_permille_[kNumPorts] = {};
+  int max_packet_ = 1;
+  Cycle phase_end_ = 0;
+  // The RTL side.
+  sc_core::sc_signal<bool> rtl_clk_, rst_n_;
+  sc_core::sc_signal<bool> in_valid_[kNumPorts], out_valid_[kNumPorts];
+  sc_core::sc_signal<uint64_t> in_payload_[kNumPorts], in_meta_[kNumPorts];
+  sc_core::sc_signal<uint64_t> out_payload_[kNumPorts], out_meta_[kNumPorts];
+  sc_core::sc_signal<uint32_t> in_ctl_[kNumPorts], out_ctl_[kNumPorts];
+  sc_core::sc_signal<bool> cr_in_valid_[kNumPorts], cr_out_valid_[kNumPorts];
+  sc_core::sc_signal<uint32_t> cr_in_vc_[kNumPorts], cr_out_vc_[kNumPorts];
+  sc_core::sc_signal<bool> tbl_we_;
+  sc_core::sc_signal<uint32_t> tbl_addr_, tbl_data_;
+  Dut dut_;
+  CosimResult res_;
+};
+
+// Elaborates and runs one bench for DUT class Dut.
+template <class Dut>
+CosimResult run_with(const RtlConfig& c, const CosimParams& p) {
+  NetworkConfig cfg;
+  cfg.vcs = c.vcs;
+  cfg.buf = c.buf;
+  cfg.pipeline = c.pipeline;
+  cfg.arbiter = c.islip ? Arbiter::ISlip : Arbiter::RoundRobin;
+  Clock clk("clock", sc_core::sc_time(1, sc_core::SC_US));
+  CosimBench<Dut> bench("cosim", clk, cfg, p);
+  // An RTL assertion must end the run with a report, not abort the process.
+  Verilated::threadContextp()->fatalOnError(false);
+  // The bench ends the run with sc_stop; its "Simulation stopped by user" note is noise.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_start();
+  return bench.result();
+}
+
+}  // namespace
+
+nlohmann::json to_json(const CosimResult& r) {
+  return {{"agreed", r.agreed},
+          {"cycles", r.cycles},
+          {"flits_compared", r.flits_compared},
+          {"credits_compared", r.credits_compared},
+          {"flits_model", r.flits_model},
+          {"mismatch", r.mismatch.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.mismatch)},
+          {"mismatch_cycle", r.mismatch_cycle},
+          {"mismatch_port", r.mismatch_port}};
+}
+
+std::vector<RtlConfig> rtl_configs() {
+  std::vector<RtlConfig> v = {{"V2 B4 P3 rr", 2, 4, 3, false, ""}};
+#ifdef FM_RTL_EXTRA_CONFIGS
+  v.push_back({"V1 B4 P1 rr", 1, 4, 1, false, ""});
+  v.push_back({"V3 B4 P2 rr", 3, 4, 2, false, ""});
+  v.push_back({"V4 B8 P4 islip", 4, 8, 4, true, ""});
+#endif
+  return v;
+}
+
+std::vector<RtlConfig> rtl_bug_configs() {
+  return {{"V2 B4 P3 rr FM_BUG_RR_STUCK", 2, 4, 3, false, "FM_BUG_RR_STUCK"},
+          {"V2 B4 P3 rr FM_BUG_LOSE_CREDIT", 2, 4, 3, false, "FM_BUG_LOSE_CREDIT"}};
+}
+
+std::optional<RtlConfig> find_rtl_config(int vcs, int buf, int pipeline, bool islip) {
+  for (const RtlConfig& c : rtl_configs())
+    if (c.vcs == vcs && c.buf == buf && c.pipeline == pipeline && c.islip == islip) return c;
+  return std::nullopt;
+}
+
+std::string rtl_config_list() {
+  std::string s;
+  for (const RtlConfig& c : rtl_configs()) s += (s.empty() ? "" : ", ") + c.name;
+  return s;
+}
+
+CosimResult run_cosim(const RtlConfig& c, const CosimParams& p) {
+  if (p.dests < kNumPorts || p.dests > 64) throw std::invalid_argument("cosim: dests must be 5..64");
+  if (c.bug == "FM_BUG_RR_STUCK") return run_with<Vfm_router_bug_rr>(c, p);
+  if (c.bug == "FM_BUG_LOSE_CREDIT") return run_with<Vfm_router_bug_credit>(c, p);
+  if (!c.bug.empty()) throw std::invalid_argument("cosim: no RTL verilated with " + c.bug);
+  if (c.vcs == 2 && c.buf == 4 && c.pipeline == 3 && !c.islip) return run_with<Vfm_router>(c, p);
+#ifdef FM_RTL_EXTRA_CONFIGS
+  if (c.vcs == 1 && c.buf == 4 && c.pipeline == 1 && !c.islip) return run_with<Vfm_router_v1b4p1>(c, p);
+  if (c.vcs == 3 && c.buf == 4 && c.pipeline == 2 && !c.islip) return run_with<Vfm_router_v3b4p2>(c, p);
+  if (c.vcs == 4 && c.buf == 8 && c.pipeline == 4 && c.islip) return run_with<Vfm_router_v4b8p4i>(c, p);
+#endif
+  throw std::invalid_argument("cosim: " + c.name + " is not a verilated configuration");
+}
+
+}  // namespace fm
