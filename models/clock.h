@@ -32,7 +32,6 @@ class Clocked {
   virtual ~Clocked() = default;
   // Make sure the unit evaluates cycle `at` (> now). Cheap when it is awake.
   inline void wake_at(Cycle at);
-  bool asleep() const { return asleep_; }
   Cycle cycles_evaluated() const { return evaluated_; }
   // Ports (bit = port number) whose link has flits, or credits, in flight toward this
   // unit; kept by Link. A unit with flits incoming stays awake to read each in its

@@ -82,8 +82,6 @@ class Link : public sc_core::sc_module {
     if (--inflight_credits_ == 0) up_->credit_ports_ &= ~up_bit_;
     return c.vc;
   }
-  bool flits_in_flight() const { return inflight_flits_ != 0; }
-  bool credits_in_flight() const { return inflight_credits_ != 0; }
   int latency() const { return latency_; }
   uint64_t flits_sent() const { return sent_; }
   uint64_t dropped_flits() const { return dropped_flits_; }

@@ -35,8 +35,6 @@ class Router : public sc_core::sc_module, public Clocked {
   // Statistics and invariant monitors.
   uint64_t flits_switched() const { return switched_; }
   int buffered_flits() const { return buffered_; }
-  // Flits held in input VC (p, v) now.
-  int occupancy(Port p, int v) const { return ivc(p, v).count; }
   // Time integral of the occupancy of input VC (p, v) up to cycle `now` (flit-cycles).
   uint64_t occupancy_integral(Port p, int v, Cycle now) const;
   // Credits the router holds for output VC (p, v).
