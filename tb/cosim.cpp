@@ -116,51 +116,9 @@ class CosimBench : public sc_core::sc_module, public Clocked {
 
   void bind_dut() {
     dut_.clk_i(rtl_clk_);
-    dut_.rst_ni(rst_n_);
-#define FM_BIND(p, i)                          \
-  dut_.in_##p##_valid_i(in_valid_[i]);         \
-  dut_.in_##p##_payload_i(in_payload_[i]);     \
-  dut_.in_##p##_meta_i(in_meta_[i]);           \
-  dut_.in_##p##_ctl_i(in_ctl_[i]);             \
-  dut_.out_##p##_valid_o(out_valid_[i]);       \
-  dut_.out_##p##_payload_o(out_payload_[i]);   \
-  dut_.out_##p##_meta_o(out_meta_[i]);         \
-  dut_.out_##p##_ctl_o(out_ctl_[i]);           \
-  dut_.cr_in_##p##_valid_i(cr_in_valid_[i]);   \
-  dut_.cr_in_##p##_vc_i(cr_in_vc_[i]);         \
-  dut_.cr_out_##p##_valid_o(cr_out_valid_[i]); \
-  dut_.cr_out_##p##_vc_o(cr_out_vc_[i]);
-    FM_BIND(n, 0)
-    FM_BIND(e, 1)
-    FM_BIND(s, 2)
-    FM_BIND(w, 3)
-    FM_BIND(l, 4)
-#undef FM_BIND
-    dut_.tbl_we_i(tbl_we_);
-    dut_.tbl_addr_i(tbl_addr_);
-    dut_.tbl_data_i(tbl_data_);
+    sig_.bind(dut_);
   }
 
-  void drive(const CycleIn& in) {
-    for (int q = 0; q < kNumPorts; ++q) {
-      const Flit f = in.valid[q] ? in.flit[q] : Flit{};
-      in_valid_[q].write(in.valid[q]);
-      in_payload_[q].write(f.payload);
-      in_meta_[q].write(rtl::meta_of(f));
-      in_ctl_[q].write(rtl::ctl_of(f));
-      cr_in_valid_[q].write(in.credit[q] >= 0);
-      cr_in_vc_[q].write(in.credit[q] >= 0 ? (uint32_t)in.credit[q] : 0u);
-    }
-  }
-  CycleOut rtl_outputs() const {
-    CycleOut o;
-    for (int q = 0; q < kNumPorts; ++q) {
-      o.valid[q] = out_valid_[q].read();
-      if (o.valid[q]) o.flit[q] = rtl::flit_of(out_payload_[q].read(), out_meta_[q].read(), out_ctl_[q].read());
-      o.credit[q] = cr_out_valid_[q].read() ? (int)cr_out_vc_[q].read() : -1;
-    }
-    return o;
-  }
   // The model's departures of cycle m (they arrive downstream in m + 1) and credits sent
   // in m; returns "" or a protocol problem of the model (two credits on one link).
   std::string model_outputs(Cycle m, CycleOut* o) {
@@ -280,18 +238,16 @@ class CosimBench : public sc_core::sc_module, public Clocked {
     // Model cycle 0: the Clock's first activation shares the first evaluation phase with
     // this thread's start (in either order), so wait one delta instead of for its tick.
     wait(sc_core::SC_ZERO_TIME);
-    drive(CycleIn{});
-    rst_n_.write(false);
+    sig_.drive(CycleIn{});
+    sig_.rst_n.write(false);
     rtl_tick();
     rtl_tick();
-    rst_n_.write(true);
+    sig_.rst_n.write(true);
     for (int d = 0; d < p_.dests; ++d) {
-      tbl_we_.write(true);
-      tbl_addr_.write((uint32_t)d);
-      tbl_data_.write(rtl::route_word(routes_[d]));
+      sig_.write_route((uint32_t)d, routes_[d]);
       rtl_tick();
     }
-    tbl_we_.write(false);
+    sig_.end_writes();
     wait(1, sc_core::SC_NS);
     for (Cycle m = 0;; ++m) {
       if (m > 0) wait(clk_.tick());
@@ -302,7 +258,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
       }
       CycleOut mo;
       std::string err = model_outputs(m, &mo);
-      const CycleOut ro = rtl_outputs();
+      const CycleOut ro = sig_.sample();
       if (err.empty()) err = compare(m, mo, ro);
       if (router_.violations())
         err += (err.empty() ? "cycle " + std::to_string(m) + ": " : "; ") + "model monitor: " +
@@ -327,7 +283,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
       absorb(mo);
       rtl_clk_.write(true);  // ends RTL cycle m
       wait(1, sc_core::SC_NS);
-      drive(in);
+      sig_.drive(in);
       rtl_clk_.write(false);
     }
     res_.agreed = res_.mismatch.empty();
@@ -355,15 +311,8 @@ class CosimBench : public sc_core::sc_module, public Clocked {
   int max_packet_ = 1;
   Cycle phase_end_ = 0;
   // The RTL side.
-  sc_core::sc_signal<bool> rtl_clk_, rst_n_;
-  sc_core::sc_signal<bool> in_valid_[kNumPorts], out_valid_[kNumPorts];
-  sc_core::sc_signal<uint64_t> in_payload_[kNumPorts], in_meta_[kNumPorts];
-  sc_core::sc_signal<uint64_t> out_payload_[kNumPorts], out_meta_[kNumPorts];
-  sc_core::sc_signal<uint32_t> in_ctl_[kNumPorts], out_ctl_[kNumPorts];
-  sc_core::sc_signal<bool> cr_in_valid_[kNumPorts], cr_out_valid_[kNumPorts];
-  sc_core::sc_signal<uint32_t> cr_in_vc_[kNumPorts], cr_out_vc_[kNumPorts];
-  sc_core::sc_signal<bool> tbl_we_;
-  sc_core::sc_signal<uint32_t> tbl_addr_, tbl_data_;
+  sc_core::sc_signal<bool> rtl_clk_;
+  rtl::Signals sig_;
   Dut dut_;
   CosimResult res_;
 };

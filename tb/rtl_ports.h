@@ -1,11 +1,13 @@
 // The port packing of the verilated RTL router (rtl/fm_router.sv) and the per-cycle
 // records of what enters and leaves a router, shared by the RTL tests (tests/rtl_bench.h)
 // and the lockstep co-simulation (tb/cosim.cpp), so both drive and read the RTL the same
-// way. Header only, no Verilator dependency.
+// way: the flit/credit packing, the per-cycle records, and the signals that connect a
+// verilated fm_router (any configuration) to them. Header only, no Verilator dependency.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <systemc>
 
 #include "models/route_table.h"
 #include "models/types.h"
@@ -47,6 +49,75 @@ struct CycleOut {
   std::array<bool, kNumPorts> valid{};
   std::array<Flit, kNumPorts> flit{};
   std::array<int, kNumPorts> credit{-1, -1, -1, -1, -1};
+};
+
+// The signals of every RTL router port except the clock (which each bench drives its own
+// way): bind() connects them to a verilated fm_router, drive() presents one cycle's
+// arrivals, sample() reads one cycle's departures, write_route() presents one
+// route-table register write (held until the next call or end_writes()).
+struct Signals {
+  sc_core::sc_signal<bool> rst_n;
+  sc_core::sc_signal<bool> in_valid[kNumPorts], out_valid[kNumPorts];
+  sc_core::sc_signal<uint64_t> in_payload[kNumPorts], in_meta[kNumPorts];
+  sc_core::sc_signal<uint64_t> out_payload[kNumPorts], out_meta[kNumPorts];
+  sc_core::sc_signal<uint32_t> in_ctl[kNumPorts], out_ctl[kNumPorts];
+  sc_core::sc_signal<bool> cr_in_valid[kNumPorts], cr_out_valid[kNumPorts];
+  sc_core::sc_signal<uint32_t> cr_in_vc[kNumPorts], cr_out_vc[kNumPorts];
+  sc_core::sc_signal<bool> tbl_we;
+  sc_core::sc_signal<uint32_t> tbl_addr, tbl_data;
+
+  template <class Dut>
+  void bind(Dut& dut) {
+    dut.rst_ni(rst_n);
+#define FM_BIND(p, i)                        \
+  dut.in_##p##_valid_i(in_valid[i]);         \
+  dut.in_##p##_payload_i(in_payload[i]);     \
+  dut.in_##p##_meta_i(in_meta[i]);           \
+  dut.in_##p##_ctl_i(in_ctl[i]);             \
+  dut.out_##p##_valid_o(out_valid[i]);       \
+  dut.out_##p##_payload_o(out_payload[i]);   \
+  dut.out_##p##_meta_o(out_meta[i]);         \
+  dut.out_##p##_ctl_o(out_ctl[i]);           \
+  dut.cr_in_##p##_valid_i(cr_in_valid[i]);   \
+  dut.cr_in_##p##_vc_i(cr_in_vc[i]);         \
+  dut.cr_out_##p##_valid_o(cr_out_valid[i]); \
+  dut.cr_out_##p##_vc_o(cr_out_vc[i]);
+    FM_BIND(n, 0)
+    FM_BIND(e, 1)
+    FM_BIND(s, 2)
+    FM_BIND(w, 3)
+    FM_BIND(l, 4)
+#undef FM_BIND
+    dut.tbl_we_i(tbl_we);
+    dut.tbl_addr_i(tbl_addr);
+    dut.tbl_data_i(tbl_data);
+  }
+  void drive(const CycleIn& in) {
+    for (int p = 0; p < kNumPorts; ++p) {
+      const Flit f = in.valid[p] ? in.flit[p] : Flit{};
+      in_valid[p].write(in.valid[p]);
+      in_payload[p].write(f.payload);
+      in_meta[p].write(meta_of(f));
+      in_ctl[p].write(ctl_of(f));
+      cr_in_valid[p].write(in.credit[p] >= 0);
+      cr_in_vc[p].write(in.credit[p] >= 0 ? (uint32_t)in.credit[p] : 0u);
+    }
+  }
+  CycleOut sample() const {
+    CycleOut o;
+    for (int p = 0; p < kNumPorts; ++p) {
+      o.valid[p] = out_valid[p].read();
+      if (o.valid[p]) o.flit[p] = flit_of(out_payload[p].read(), out_meta[p].read(), out_ctl[p].read());
+      o.credit[p] = cr_out_valid[p].read() ? (int)cr_out_vc[p].read() : -1;
+    }
+    return o;
+  }
+  void write_route(uint32_t dst, const RouteEntry& e) {
+    tbl_we.write(true);
+    tbl_addr.write(dst);
+    tbl_data.write(route_word(e));
+  }
+  void end_writes() { tbl_we.write(false); }
 };
 
 inline nlohmann::json to_json(const Flit& f) {

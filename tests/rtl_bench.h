@@ -45,29 +45,7 @@ class RouterBench : public sc_core::sc_module {
         stim_(std::move(stim)),
         cycles_(cycles) {
     dut_.clk_i(clk_);
-    dut_.rst_ni(rst_n_);
-#define FM_BIND(p, i)                          \
-  dut_.in_##p##_valid_i(in_valid_[i]);         \
-  dut_.in_##p##_payload_i(in_payload_[i]);     \
-  dut_.in_##p##_meta_i(in_meta_[i]);           \
-  dut_.in_##p##_ctl_i(in_ctl_[i]);             \
-  dut_.out_##p##_valid_o(out_valid_[i]);       \
-  dut_.out_##p##_payload_o(out_payload_[i]);   \
-  dut_.out_##p##_meta_o(out_meta_[i]);         \
-  dut_.out_##p##_ctl_o(out_ctl_[i]);           \
-  dut_.cr_in_##p##_valid_i(cr_in_valid_[i]);   \
-  dut_.cr_in_##p##_vc_i(cr_in_vc_[i]);         \
-  dut_.cr_out_##p##_valid_o(cr_out_valid_[i]); \
-  dut_.cr_out_##p##_vc_o(cr_out_vc_[i]);
-    FM_BIND(n, 0)
-    FM_BIND(e, 1)
-    FM_BIND(s, 2)
-    FM_BIND(w, 3)
-    FM_BIND(l, 4)
-#undef FM_BIND
-    dut_.tbl_we_i(tbl_we_);
-    dut_.tbl_addr_i(tbl_addr_);
-    dut_.tbl_data_i(tbl_data_);
+    sig_.bind(dut_);
     SC_THREAD(run);
   }
 
@@ -107,48 +85,26 @@ class RouterBench : public sc_core::sc_module {
   }
 
  private:
-  void drive(const CycleIn& in) {
-    for (int p = 0; p < kNumPorts; ++p) {
-      const Flit f = in.valid[p] ? in.flit[p] : Flit{};
-      in_valid_[p].write(in.valid[p]);
-      in_payload_[p].write(f.payload);
-      in_meta_[p].write(meta_of(f));
-      in_ctl_[p].write(ctl_of(f));
-      cr_in_valid_[p].write(in.credit[p] >= 0);
-      cr_in_vc_[p].write(in.credit[p] >= 0 ? (uint32_t)in.credit[p] : 0u);
-    }
-  }
-  CycleOut sample() const {
-    CycleOut o;
-    for (int p = 0; p < kNumPorts; ++p) {
-      o.valid[p] = out_valid_[p].read();
-      if (o.valid[p]) o.flit[p] = flit_of(out_payload_[p].read(), out_meta_[p].read(), out_ctl_[p].read());
-      o.credit[p] = cr_out_valid_[p].read() ? (int)cr_out_vc_[p].read() : -1;
-    }
-    return o;
-  }
   void run() {
     if (vcd_) vcd_->open(vcd_path_.c_str());
-    drive(CycleIn{});
-    rst_n_.write(false);
+    sig_.drive(CycleIn{});
+    sig_.rst_n.write(false);
     // Reset is held over two rising edges, released right after the second.
     wait(clk_.posedge_event());
     wait(clk_.posedge_event());
-    rst_n_.write(true);
+    sig_.rst_n.write(true);
     for (const auto& [dst, e] : table_) {
-      tbl_we_.write(true);
-      tbl_addr_.write(dst);
-      tbl_data_.write(route_word(e));
+      sig_.write_route(dst, e);
       wait(clk_.posedge_event());
     }
-    tbl_we_.write(false);
+    sig_.end_writes();
     for (int t = 0; t < cycles_; ++t) {
       CycleIn in;
       stim_(t, outs_, &in);
-      drive(in);
+      sig_.drive(in);
       ins_.push_back(in);
       wait(clk_.negedge_event());
-      outs_.push_back(sample());
+      outs_.push_back(sig_.sample());
       wait(clk_.posedge_event());
     }
     done_ = true;
@@ -157,15 +113,7 @@ class RouterBench : public sc_core::sc_module {
   }
 
   sc_core::sc_clock clk_;
-  sc_core::sc_signal<bool> rst_n_;
-  sc_core::sc_signal<bool> in_valid_[kNumPorts], out_valid_[kNumPorts];
-  sc_core::sc_signal<uint64_t> in_payload_[kNumPorts], in_meta_[kNumPorts];
-  sc_core::sc_signal<uint64_t> out_payload_[kNumPorts], out_meta_[kNumPorts];
-  sc_core::sc_signal<uint32_t> in_ctl_[kNumPorts], out_ctl_[kNumPorts];
-  sc_core::sc_signal<bool> cr_in_valid_[kNumPorts], cr_out_valid_[kNumPorts];
-  sc_core::sc_signal<uint32_t> cr_in_vc_[kNumPorts], cr_out_vc_[kNumPorts];
-  sc_core::sc_signal<bool> tbl_we_;
-  sc_core::sc_signal<uint32_t> tbl_addr_, tbl_data_;
+  rtl::Signals sig_;
   Dut dut_;
   std::vector<std::pair<ChipId, RouteEntry>> table_;
   Stimulus stim_;
