@@ -23,9 +23,7 @@ TEST(Monitors, CreditAboveBufferDepthIsReported) {
     // router 0 makes it do so.
     net.link(0, kEast)->send_credit(0, 0);
     ScriptedSource src({{3, 1, 1}});
-    net.ni(0).set_window(0, kNever);
-    net.ni(0).set_source(&src);
-    net.ni(0).set_injection(true);
+    attach_source(net, 0, &src);
     sc_core::sc_start(net.clock().period() * 20.0);
     return nlohmann::json{{"violations", net.counters().violations},
                           {"first", net.first_violation()}};
@@ -41,9 +39,7 @@ TEST(Monitors, CreditForNonexistentVcIsReported) {
     net.load_tables(build_dor_tables(n));
     net.link(0, kEast)->send_credit(5, 0);  // the router has 2 VCs
     ScriptedSource src({{3, 1, 1}});
-    net.ni(0).set_window(0, kNever);
-    net.ni(0).set_source(&src);
-    net.ni(0).set_injection(true);
+    attach_source(net, 0, &src);
     sc_core::sc_start(net.clock().period() * 20.0);
     return nlohmann::json{{"violations", net.counters().violations},
                           {"first", net.first_violation()},
@@ -103,9 +99,7 @@ TEST(Links, FailedLinkCarriesNothing) {
     net.load_tables(build_dor_tables(n));
     net.link(0, kEast)->fail();
     ScriptedSource src({{0, 1, 3}});
-    net.ni(0).set_window(0, kNever);
-    net.ni(0).set_source(&src);
-    net.ni(0).set_injection(true);
+    attach_source(net, 0, &src);
     sc_core::sc_start(net.clock().period() * 50.0);
     return nlohmann::json{{"delivered", net.ni(1).stats().flits_ejected},
                           {"dropped", net.link(0, kEast)->dropped_flits()},

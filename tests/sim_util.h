@@ -47,6 +47,13 @@ class ScriptedSource : public PacketSource {
   size_t i_ = 0;
 };
 
+// Makes `src` chip c's packet source, measuring every packet it creates.
+inline void attach_source(Network& net, ChipId c, PacketSource* src) {
+  net.ni(c).set_window(0, kNever);
+  net.ni(c).set_source(src);
+  net.ni(c).set_injection(true);
+}
+
 inline Config small_config(int w, int h, Topology t = Topology::Mesh) {
   Config c;
   c.net.width = w;

@@ -33,9 +33,7 @@ long simulate(const Case& k) {
     const Topology2D& t = net.topology();
     const ChipId s = t.id(k.src.x, k.src.y), d = t.id(k.dst.x, k.dst.y);
     ScriptedSource src({{7, d, k.size}});
-    net.ni(s).set_window(0, kNever);
-    net.ni(s).set_source(&src);
-    net.ni(s).set_injection(true);
+    attach_source(net, s, &src);
     sc_core::sc_start(net.clock().period() * 400.0);
     const NiStats& st = net.ni(d).stats();
     nlohmann::json r;
