@@ -1,0 +1,61 @@
+// Allreduce algorithms as schedules (models/collective/schedule.h) and their analytic
+// bounds. docs/collectives.md describes each construction, with drawings, and the
+// bound formulas.
+//
+//   ring    one ring through every participant (a Hamiltonian cycle of the fault-free
+//           machine; a W x 1 or 1 x H line in natural order), reduce-scatter then
+//           all-gather, unidirectional.
+//   biring  the same ring, the buffer split in two halves going opposite ways.
+//   altring the alternate-node embedding: along a line without wraparound the ring is
+//           0,2,4,...,then back ...,5,3,1, so each link direction carries the ring once.
+//   2d      reduce-scatter along X, reduce-scatter along Y, all-gather along Y,
+//           all-gather along X (Order selects XY, YX, or both at once on half the data
+//           each), with one ring per row and per column; refuses holes (use ft2d).
+//   ft2d    2d with the rows and columns a hole cuts re-threaded around it.
+//   shrink  baseline: 2d on the largest fault-free rectangle; chips outside are idle.
+//   snake   baseline: one ring threaded through all live chips.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "models/collective/schedule.h"
+#include "models/config.h"
+#include "models/fault/fault_set.h"
+#include "models/route_table.h"
+
+namespace fm::coll {
+
+enum class Algo { Ring, BiRing, AltRing, TwoD, FT2D, Shrink, Snake };
+enum class Order { XY, YX, Both };
+
+struct AlgoParams {
+  Algo algo = Algo::TwoD;
+  Order order = Order::XY;
+  uint32_t words = 0;        // buffer length in words (flits of data), >= 1
+  uint32_t chunk_words = 0;  // pipelining granularity in words, >= 1
+};
+
+// Builds the schedule for the live chips of `f`. Throws ConfigError with a clear
+// message when the algorithm cannot run there (e.g. 2d with holes: "use --algo ft2d").
+Schedule build_schedule(const FaultSet& f, const AlgoParams& p);
+
+// Bandwidth figures of a schedule executed over given route tables (one per chip,
+// models/routing/routes.h): words carried by every link direction, and per chip the
+// words its engine reads/writes/adds.
+struct ScheduleLoad {
+  std::vector<uint64_t> link_words;  // [chip * 4 + port]: words leaving chip via port
+  uint64_t max_link_words = 0;       // the busiest link direction
+  std::vector<uint64_t> chip_hbm_words;     // read for sends + written by copies + 2x reduces
+  std::vector<uint64_t> chip_reduce_words;  // words added by the reduction unit
+  int max_hops = 0;                  // longest path of any transfer
+};
+ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
+                           const std::vector<RouteTable>& tables);
+
+const char* to_string(Algo a);
+const char* to_string(Order o);
+bool parse_algo(const std::string& s, Algo* out);
+bool parse_order(const std::string& s, Order* out);
+extern const char* const kAlgoNames;  // "ring|biring|altring|2d|ft2d|shrink|snake"
+
+}  // namespace fm::coll

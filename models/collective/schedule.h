@@ -1,0 +1,69 @@
+// A collective as data: the list of chunk transfers every chip's collective engine
+// executes, with the dependencies that make any execution order respecting them give
+// the same result as running the transfers one by one in list order.
+//
+// Units: the gradient buffer is `words` words long; one word is the payload of one
+// data flit (NetworkConfig::flit_bytes bytes of gradient). In --verify mode each word is
+// a 64-bit integer and reduction is integer addition (mod 2^64), so sums are exact and
+// any missing, duplicated or misplaced contribution shows.
+//
+// Semantics of one transfer (Xfer): the engine of `src` reads words [offset, offset+len)
+// of its buffer and sends them to `dst`, whose engine either adds them into the same
+// range of its own buffer (reduce) or overwrites that range (copy). Offsets are the same
+// at both ends (all algorithms here work in place).
+//
+// Dependencies (computed by ScheduleBuilder from the list order, never written by hand):
+//   send deps  of X: earlier transfers INTO X.src whose range overlaps X's range; X may
+//                    start reading only after all of them have been applied at X.src.
+//   apply deps of X: earlier transfers OUT OF X.dst whose range overlaps (X must not
+//                    overwrite data still to be read: write-after-read), and earlier
+//                    transfers INTO X.dst overlapping X where either one is a copy
+//                    (reduce after reduce commutes; copy does not). X's data may arrive
+//                    early; the engine holds it until these are done.
+// An execution that respects both gives exactly the result of the sequential order.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/types.h"
+
+namespace fm::coll {
+
+struct Xfer {
+  ChipId src = 0, dst = 0;
+  uint32_t offset = 0, len = 0;  // words
+  uint8_t reduce = 0;            // 1: dst adds; 0: dst overwrites
+  uint8_t phase = 0;             // index into Schedule::phase_names
+};
+
+struct Schedule {
+  uint32_t words = 0;                    // buffer length in words
+  std::vector<char> participant;         // per chip id: takes part (contributes, receives)
+  std::vector<std::string> phase_names;  // e.g. "reduce-scatter x", "all-gather x"
+  std::vector<Xfer> xfers;               // in sequential-semantics order
+  // Compressed dependency lists: deps of xfer i are idx[off[i] .. off[i+1]).
+  std::vector<uint32_t> send_dep_off, send_dep_idx;
+  std::vector<uint32_t> apply_dep_off, apply_dep_idx;
+  int participants() const {
+    int n = 0;
+    for (char p : participant) n += p != 0;
+    return n;
+  }
+};
+
+// Collects transfers in sequential-semantics order and derives the dependencies.
+class ScheduleBuilder {
+ public:
+  ScheduleBuilder(int chips, uint32_t words);
+  void set_participant(ChipId c, bool on);
+  // Returns the phase index (creating the phase on first use of `name`).
+  int phase(const std::string& name);
+  void add(ChipId src, ChipId dst, uint32_t offset, uint32_t len, bool reduce, int phase);
+  Schedule finish();  // computes the dependency lists; the builder is spent
+
+ private:
+  Schedule s_;
+};
+
+}  // namespace fm::coll
