@@ -96,6 +96,8 @@ std::string validate(const Config& c) {
     e << "--vcs " << n.vcs << ": allowed 1.." << kMaxVcs;
   else if (n.torus() && n.vcs < 2)
     e << "--vcs " << n.vcs << ": a torus needs at least 2 VCs (dateline classes); allowed 2.." << kMaxVcs;
+  else if (n.local_ports < 1 || n.local_ports > kMaxLocalPorts)
+    e << "--local-ports " << n.local_ports << ": allowed 1.." << kMaxLocalPorts;
   else if (n.buf < 1 || n.buf > kMaxBuf)
     e << "--buf " << n.buf << ": allowed 1.." << kMaxBuf;
   else if (n.pipeline < 1 || n.pipeline > 4)

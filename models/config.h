@@ -51,6 +51,7 @@ struct NetworkConfig {
   int width = 8, height = 8;           // chips along x and y
   Topology topology = Topology::Mesh;  // torus adds wraparound links in both dimensions
   int board_w = 2, board_h = 2;        // chips per board along x and y (TPU-v3: 2x2)
+  int local_ports = 1;                 // local lanes between router and chip, 1..4 (lane_of())
   int vcs = 2;                         // virtual channels per port, 1..16
   int buf = 8;                         // flits per VC buffer, 1..256
   int pipeline = 3;                    // router pipeline depth in cycles, 1..4

@@ -37,18 +37,25 @@ Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
       net_links_[c * kNumNetPorts + p] = std::move(l);
     }
   }
-  // Router <-> NI channels: on-chip, 1 cycle for flits and credits.
+  // Router <-> NI channels, one pair per local lane: on-chip, 1 cycle for flits and credits.
   for (int c = 0; c < n; ++c) {
     const int x = topo_.x(c), y = topo_.y(c);
-    auto inj = std::make_unique<Link>(name2("inject", x, y).c_str(), 1, 1, cfg.vcs * cfg.buf);
-    auto ej = std::make_unique<Link>(name2("eject", x, y).c_str(), 1, 1, cfg.vcs * cfg.buf);
-    inj->bind(nis_[c], 0, routers_[c].get(), kLocal);
-    ej->bind(routers_[c].get(), kLocal, nis_[c], 0);
-    routers_[c]->connect_in(kLocal, inj.get());
-    routers_[c]->connect_out(kLocal, ej.get());
-    nis_[c]->connect(inj.get(), ej.get(), &nis_);
-    local_links_.push_back(std::move(inj));
-    local_links_.push_back(std::move(ej));
+    std::vector<Link*> inj, ej;
+    for (int lane = 0; lane < cfg.local_ports; ++lane) {
+      const std::string sfx = lane ? "_" + std::to_string(lane) : "";
+      const Port p = (Port)(kLocal + lane);
+      auto i = std::make_unique<Link>((name2("inject", x, y) + sfx).c_str(), 1, 1, cfg.vcs * cfg.buf);
+      auto e = std::make_unique<Link>((name2("eject", x, y) + sfx).c_str(), 1, 1, cfg.vcs * cfg.buf);
+      i->bind(nis_[c], lane, routers_[c].get(), p);
+      e->bind(routers_[c].get(), p, nis_[c], lane);
+      routers_[c]->connect_in(p, i.get());
+      routers_[c]->connect_out(p, e.get());
+      inj.push_back(i.get());
+      ej.push_back(e.get());
+      local_links_.push_back(std::move(i));
+      local_links_.push_back(std::move(e));
+    }
+    nis_[c]->connect(inj, ej, routers_[c].get(), &nis_);
   }
 }
 

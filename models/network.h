@@ -55,7 +55,7 @@ class Network : public sc_core::sc_module {
   std::vector<std::unique_ptr<NetworkInterface>> ni_owned_;
   std::vector<NetworkInterface*> nis_;
   std::vector<std::unique_ptr<Link>> net_links_;    // [chip][N,E,S,W]
-  std::vector<std::unique_ptr<Link>> local_links_;  // [chip][inject, eject]
+  std::vector<std::unique_ptr<Link>> local_links_;  // [chip][lane][inject, eject]
 };
 
 }  // namespace fm

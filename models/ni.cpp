@@ -1,5 +1,7 @@
 #include "models/ni.h"
 
+#include "models/router.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -12,16 +14,21 @@ NetworkInterface::NetworkInterface(sc_core::sc_module_name name, const NetworkCo
       id_(id),
       vcs_(cfg.vcs),
       buf_(cfg.buf),
-      credits_(cfg.vcs, cfg.buf),
-      reasm_(cfg.vcs) {
+      lanes_(cfg.local_ports),
+      reasm_((size_t)cfg.local_ports * cfg.vcs) {
+  for (Lane& l : lanes_) l.credits.assign(vcs_, buf_);
   SC_METHOD(process);
   sensitive << clk.tick();
 }
 
-void NetworkInterface::connect(Link* inject, Link* eject,
+void NetworkInterface::connect(std::vector<Link*> inject, std::vector<Link*> eject,
+                               const Router* router,
                                const std::vector<NetworkInterface*>* peers) {
-  inj_ = inject;
-  ej_ = eject;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    lanes_[i].inj = inject.at(i);
+    lanes_[i].ej = eject.at(i);
+  }
+  router_ = router;
   peers_ = peers;
 }
 
@@ -35,6 +42,33 @@ void NetworkInterface::set_injection(bool on) {
   if (src_ && on && src_->next_time() != kNever) wake_at(std::max(src_->next_time(), clk_.now() + 1));
 }
 
+size_t NetworkInterface::queued_packets() const {
+  size_t n = 0;
+  for (const Lane& l : lanes_) n += l.queue.size() + (l.active ? 1 : 0);
+  return n;
+}
+
+void NetworkInterface::create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready) {
+  const bool measured = created >= win_from_ && created < win_to_;
+  records_.push_back({dst, (uint16_t)size, measured, false, created, kNever, tag});
+  int lane = 0;
+  if (lanes_.size() > 1) {
+    const uint8_t p = router_->route_port(dst);
+    if (p < kNumNetPorts) lane = lane_of(p, (int)lanes_.size());
+  }
+  lanes_[lane].queue.push_back({next_packet_++, ready});
+  ++st_.packets_created;
+  st_.flits_created += size;
+  if (measured) st_.window_flits_created += size;
+}
+
+void NetworkInterface::send(ChipId dst, int size, uint64_t tag, Cycle ready) {
+  const Cycle now = clk_.now();
+  if (ready <= now) ready = now + 1;
+  create(dst, size, tag, now, ready);
+  wake_at(ready);
+}
+
 void NetworkInterface::violation(const std::string& what) {
   if (!violations_++) {
     std::ostringstream m;
@@ -44,83 +78,90 @@ void NetworkInterface::violation(const std::string& what) {
 }
 
 // Per cycle: credits and ejected flits first, then packet creation, then one flit of
-// injection. Sleeps until the next packet is due when there is nothing else to do.
+// injection per lane. Sleeps until the next packet is due when there is nothing else
+// to do.
 void NetworkInterface::process() {
   if (resume()) return;
   const Cycle now = clk_.now();
-  for (int v; (v = inj_->receive_credit(now)) >= 0;) {
-    if (v >= vcs_ || credits_[v] == buf_) {
-      violation("credit for vc " + std::to_string(v) + ", which is nonexistent or already has all its credits");
-      continue;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    Lane& l = lanes_[i];
+    for (int v; (v = l.inj->receive_credit(now)) >= 0;) {
+      if (v >= vcs_ || l.credits[v] == buf_) {
+        violation("credit for vc " + std::to_string(v) + ", which is nonexistent or already has all its credits");
+        continue;
+      }
+      ++l.credits[v];
     }
-    ++credits_[v];
+    eject(l, (int)i, now);
   }
-  eject(now);
   if (inject_on_ && src_) {
     while (src_->next_time() <= now) {
       const Cycle t = src_->next_time();
       ChipId dst;
       int size;
       src_->pop(&dst, &size);
-      const bool measured = t >= win_from_ && t < win_to_;
-      records_.push_back({dst, (uint16_t)size, measured, false, t, kNever});
-      queue_.push_back(next_packet_++);
-      ++st_.packets_created;
-      st_.flits_created += size;
-      if (measured) st_.window_flits_created += size;
+      create(dst, size, 0, t, t);
     }
   }
-  inject(now);
-  if (!cur_active_ && queue_.empty() && !flit_ports_)
-    sleep(inject_on_ && src_ ? src_->next_time() : kNever);
+  Cycle next = inject_on_ && src_ ? src_->next_time() : kNever;
+  for (Lane& l : lanes_) next = std::min(next, inject(l, now));
+  if (next > now + 1 && !flit_ports_) sleep(next);
 }
 
-void NetworkInterface::inject(Cycle now) {
-  if (!cur_active_) {
-    if (queue_.empty()) return;
+Cycle NetworkInterface::inject(Lane& l, Cycle now) {
+  if (!l.active) {
+    if (l.queue.empty()) return kNever;
+    if (l.queue.front().ready > now) return l.queue.front().ready;
     // A new packet takes the first local-input VC with a free slot, round-robin.
     int pick = -1;
     for (int i = 0; i < vcs_; ++i) {
-      const int v = (vc_ptr_ + i) % vcs_;
-      if (credits_[v] > 0) { pick = v; break; }
+      const int v = (l.vc_ptr + i) % vcs_;
+      if (l.credits[v] > 0) { pick = v; break; }
     }
-    if (pick < 0) return;
-    vc_ptr_ = (uint8_t)((pick + 1) % vcs_);
-    cur_vc_ = (uint8_t)pick;
-    cur_ = queue_.front();
-    queue_.pop_front();
-    cur_active_ = true;
-    cur_seq_ = 0;
-    record(cur_).injected = now;
+    if (pick < 0) return now + 1;  // credits are applied only in cycles it evaluates
+    l.vc_ptr = (uint8_t)((pick + 1) % vcs_);
+    l.vc = (uint8_t)pick;
+    l.cur = l.queue.front().packet;
+    l.queue.pop_front();
+    l.active = true;
+    l.seq = 0;
+    record(l.cur).injected = now;
   }
-  if (credits_[cur_vc_] <= 0) return;
-  const Record& r = record(cur_);
+  if (l.credits[l.vc] <= 0) return now + 1;
+  const Record& r = record(l.cur);
   Flit f;
   f.src = id_;
   f.dst = r.dst;
-  f.packet = cur_;
-  f.seq = cur_seq_;
-  f.vc = cur_vc_;
-  f.kind = (uint8_t)((cur_seq_ == 0 ? kHead : kBody) | (cur_seq_ + 1 == r.size ? kTail : kBody));
-  f.payload = payload_of(id_, cur_, cur_seq_);
-  --credits_[cur_vc_];
-  inj_->send(f, now);
+  f.packet = l.cur;
+  f.seq = l.seq;
+  f.vc = l.vc;
+  f.kind = (uint8_t)((l.seq == 0 ? kHead : kBody) | (l.seq + 1 == r.size ? kTail : kBody));
+  f.payload = ep_ ? ep_->payload(r.tag, l.seq) : payload_of(id_, l.cur, l.seq);
+  --l.credits[l.vc];
+  l.inj->send(f, now);
   ++st_.flits_injected;
-  if (++cur_seq_ == r.size) cur_active_ = false;
+  if (++l.seq == r.size) {
+    l.active = false;
+    if (ep_) ep_->injected(r.tag, now);
+    if (l.queue.empty()) return kNever;
+    return std::max(l.queue.front().ready, now + 1);
+  }
+  return now + 1;
 }
 
 // Ejection with end-to-end checks: right destination, flits of a packet in order on
 // one VC, no interleaving, payload intact. The credit goes straight back.
-void NetworkInterface::eject(Cycle now) {
+void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
   Flit f;
-  if (!ej_->receive(now, &f)) return;
-  ej_->send_credit(f.vc, now);
+  if (!l.ej->receive(now, &f)) return;
+  l.ej->send_credit(f.vc, now);
   ++st_.flits_ejected;
   if (now >= win_from_ && now < win_to_) ++st_.window_flits_ejected;
   if (f.dst != id_) violation("flit for chip " + std::to_string(f.dst) + " ejected here");
-  if (f.payload != payload_of(f.src, f.packet, f.seq)) violation("payload corrupted");
+  if (!ep_ && f.payload != payload_of(f.src, f.packet, f.seq)) violation("payload corrupted");
   if (f.vc >= vcs_) { violation("ejected flit on nonexistent vc"); return; }
-  Reassembly& r = reasm_[f.vc];
+  const int slot = lane * vcs_ + f.vc;
+  Reassembly& r = reasm_[slot];
   if (f.head()) {
     if (r.open) violation("packet interleaved at ejection");
     r = {!f.tail(), f.src, f.packet, 0};
@@ -132,6 +173,7 @@ void NetworkInterface::eject(Cycle now) {
     r.seq = f.seq;
     if (f.tail()) r.open = false;
   }
+  if (ep_) ep_->ejected(f, slot, now);
   if (!f.tail()) return;
   NetworkInterface* s = (*peers_)[f.src];
   if (f.packet < s->base_ || f.packet >= s->next_packet_) {

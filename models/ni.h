@@ -1,7 +1,14 @@
-// Network interface of one chip: a source queue fed by a packet source, packetisation
-// into head/body/tail flits, injection into the router's local input port (one flit per
-// cycle, credit flow control, one packet at a time), ejection from the router's local
-// output port with reassembly checks, and latency bookkeeping.
+// Network interface of one chip: packetisation into head/body/tail flits, injection
+// into the router's local input ports (one flit per cycle per lane, credit flow
+// control, one packet at a time per lane), ejection from the router's local output
+// ports with reassembly checks, and latency bookkeeping.
+//
+// Packets come either from a PacketSource (synthetic traffic: the NI pulls them when
+// they are due) or are pushed by the chip's collective engine with send() (the engine
+// then supplies payload words and consumes ejected flits through PacketEndpoint).
+// With several local lanes (NetworkConfig::local_ports) a packet is injected on the
+// lane of its first hop's direction (lane_of()), so a chip can feed all its links at
+// once.
 //
 // The ejection side always has room: each ejected flit's credit goes back to the router
 // in the cycle the flit arrives.
@@ -17,7 +24,9 @@
 
 namespace fm {
 
-// Where packets come from (synthetic traffic in tb/, collectives in later issues).
+class Router;
+
+// Where packets come from (synthetic traffic in tb/).
 class PacketSource {
  public:
   virtual ~PacketSource() = default;
@@ -25,6 +34,19 @@ class PacketSource {
   virtual Cycle next_time() const = 0;
   // Creates the packet due at next_time() and advances next_time().
   virtual void pop(ChipId* dst, int* size) = 0;
+};
+
+// The unit behind the NI that owns the data (the collective engine of models/chip/).
+class PacketEndpoint {
+ public:
+  virtual ~PacketEndpoint() = default;
+  // Payload of flit `seq` of the packet sent with `tag` (read as the flit is injected).
+  virtual uint64_t payload(uint64_t tag, uint16_t seq) = 0;
+  // The last flit of the packet sent with `tag` was injected in cycle `now`.
+  virtual void injected(uint64_t tag, Cycle now) = 0;
+  // A flit ejected at this chip in cycle `now`; `slot` identifies its reassembly
+  // context (lane * VCs + VC): the flits of one packet arrive in order on one slot.
+  virtual void ejected(const Flit& f, int slot, Cycle now) = 0;
 };
 
 // Per-NI statistics; the network sums them in chip order.
@@ -45,18 +67,24 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
                    Clock& clk);
   SC_HAS_PROCESS(NetworkInterface);
 
-  // inject: NI -> router local input; eject: router local output -> NI.
-  // peers: every NI of the network indexed by chip id (to find a packet's record).
-  void connect(Link* inject, Link* eject, const std::vector<NetworkInterface*>* peers);
+  // inject[l]: NI -> router local input lane l; eject[l]: router local output l -> NI.
+  // router: this chip's router (for the first hop of a packet); peers: every NI of the
+  // network indexed by chip id (to find a packet's record).
+  void connect(std::vector<Link*> inject, std::vector<Link*> eject, const Router* router,
+               const std::vector<NetworkInterface*>* peers);
   void set_source(PacketSource* s);
-  // Packet creation on/off (off during drain); the source queue keeps draining.
+  void set_endpoint(PacketEndpoint* e) { ep_ = e; }
+  // Packet creation on/off (off during drain); the source queues keep draining.
   void set_injection(bool on);
   // Packets created in [from, to) are measured.
   void set_window(Cycle from, Cycle to) { win_from_ = from; win_to_ = to; }
+  // Queues a packet of `size` flits to `dst` that may start injection at cycle `ready`
+  // (> now); packets of one lane leave in the order they were queued.
+  void send(ChipId dst, int size, uint64_t tag, Cycle ready);
 
   const NiStats& stats() const { return st_; }
   // Packets created but not yet fully injected.
-  size_t queued_packets() const { return queue_.size() + (cur_active_ ? 1 : 0); }
+  size_t queued_packets() const;
   uint64_t violations() const { return violations_; }
   const std::string& first_violation() const { return first_violation_; }
   // Expected payload word of flit `seq` of packet (src, packet) (end-to-end data check).
@@ -70,6 +98,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     uint16_t size;
     bool measured, delivered;
     Cycle created, injected;
+    uint64_t tag;
   };
   struct Reassembly {
     bool open = false;
@@ -77,30 +106,42 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     uint32_t packet = 0;
     uint16_t seq = 0;
   };
+  struct Queued {
+    uint32_t packet;
+    Cycle ready;
+  };
+  // One local lane: its two links and the injection state of its current packet.
+  struct Lane {
+    Link* inj = nullptr;
+    Link* ej = nullptr;
+    std::vector<int> credits;       // per local-input VC of the router
+    std::deque<Queued> queue;       // packets waiting for injection
+    bool active = false;            // a packet is being injected
+    uint32_t cur = 0;
+    uint16_t seq = 0;
+    uint8_t vc = 0, vc_ptr = 0;
+  };
   void process();
-  void eject(Cycle now);
-  void inject(Cycle now);
+  void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready);
+  void eject(Lane& l, int lane, Cycle now);
+  // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).
+  Cycle inject(Lane& l, Cycle now);
   void violation(const std::string& what);
   Record& record(uint32_t packet) { return records_[packet - base_]; }
   void delivered(uint32_t packet);
 
   const ChipId id_;
   const int vcs_, buf_;
-  Link* inj_ = nullptr;
-  Link* ej_ = nullptr;
+  std::vector<Lane> lanes_;
+  std::vector<Reassembly> reasm_;      // per ejection slot (lane * vcs + vc)
+  const Router* router_ = nullptr;
   const std::vector<NetworkInterface*>* peers_ = nullptr;
   PacketSource* src_ = nullptr;
+  PacketEndpoint* ep_ = nullptr;
   bool inject_on_ = false;
   Cycle win_from_ = kNever, win_to_ = kNever;
-  std::vector<int> credits_;           // per local-input VC of the router
-  std::vector<Reassembly> reasm_;      // per ejection VC
-  std::deque<uint32_t> queue_;         // packets waiting for injection
   std::deque<Record> records_;         // packets base_.. not yet delivered (front)
   uint32_t base_ = 0, next_packet_ = 0;
-  bool cur_active_ = false;            // a packet is being injected
-  uint32_t cur_ = 0;
-  uint16_t cur_seq_ = 0;
-  uint8_t cur_vc_ = 0, vc_ptr_ = 0;
   NiStats st_;
   uint64_t violations_ = 0;
   std::string first_violation_;

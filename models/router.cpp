@@ -25,10 +25,12 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
       reg_va_(cfg.pipeline >= 4 ? 1 : 0),
       reg_sa_(cfg.pipeline >= 2 ? 1 : 0),
       islip_(cfg.arbiter == Arbiter::ISlip),
-      in_(kNumPorts * cfg.vcs),
-      out_(kNumPorts * cfg.vcs),
-      entries_((size_t)kNumPorts * cfg.vcs * cfg.buf),
-      va_out_ptr_(kNumPorts * cfg.vcs, 0) {
+      ports_(kNumNetPorts + cfg.local_ports),
+      lanes_(cfg.local_ports),
+      in_(ports_ * cfg.vcs),
+      out_(ports_ * cfg.vcs),
+      entries_((size_t)ports_ * cfg.vcs * cfg.buf),
+      va_out_ptr_(ports_ * cfg.vcs, 0) {
   SC_METHOD(process);
   sensitive << clk.tick();
 }
@@ -43,7 +45,7 @@ std::string Router::load_table(const RouteTable& t) {
   for (int d = 0; d < t.size(); ++d) {
     const RouteEntry& e = t.lookup(d);
     if (e.port == kNoRoute) continue;  // a dead destination
-    if (e.port >= kNumPorts || !out_link_[e.port] || e.vc_mask == 0 ||
+    if (e.port > kLocal || !out_link_[e.port] || e.vc_mask == 0 ||
         (e.vc_mask & ~all_vcs_mask(vcs_))) {
       std::ostringstream m;
       m << "route table of router " << id_ << ": entry for destination " << d
@@ -147,7 +149,10 @@ void Router::receive_flits(Cycle now) {
     Entry& e = entries_[(p * vcs_ + f.vc) * buf_ + slot];
     e.flit = f;
     e.ready = now + reg_rc_;
-    if (f.head()) e.route = table_.lookup(f.dst);
+    if (f.head()) {
+      e.route = table_.lookup(f.dst);
+      if (e.route.port == kLocal) e.route.port = (uint8_t)(kLocal + lane_of(p, lanes_));
+    }
     ++q.count;
     nonempty_[p] |= (uint16_t)(1u << f.vc);
     nonempty_ports_ |= 1u << p;
@@ -164,7 +169,7 @@ void Router::vc_allocate(Cycle now) {
   struct Req {
     uint8_t ovc, ivc;
   };
-  Req req[kNumPorts * kMaxVcs];
+  Req req[kMaxPorts * kMaxVcs];
   int n = 0;
   for (uint32_t pm = va_ports_; pm; pm &= pm - 1) {
     const int p = __builtin_ctz(pm);
@@ -180,7 +185,7 @@ void Router::vc_allocate(Cycle now) {
       if (!islip_) q.va_ptr = (uint8_t)next_mod(w, vcs_);
     }
   }
-  const int nivc = kNumPorts * vcs_;
+  const int nivc = ports_ * vcs_;
   for (int i = 0; i < n; ++i) {
     if (req[i].ovc == 0xff) continue;
     const int o = req[i].ovc;
@@ -214,8 +219,8 @@ void Router::vc_allocate(Cycle now) {
 // one requesting input port round-robin from sa_out_ptr_. A winner leaves its buffer
 // now (credit sent upstream now) and enters the output link now + reg_sa_.
 void Router::switch_allocate(Cycle now) {
-  int pick[kNumPorts];
-  uint32_t want[kNumPorts] = {};
+  int pick[kMaxPorts];
+  uint32_t want[kMaxPorts] = {};
   uint32_t outs = 0;  // output ports with a request
   for (uint32_t pm = nonempty_ports_; pm; pm &= pm - 1) {
     const int p = __builtin_ctz(pm);
@@ -239,7 +244,7 @@ void Router::switch_allocate(Cycle now) {
   for (; outs; outs &= outs - 1) {
     const int o = __builtin_ctz(outs);
     const int p = rr_pick(want[o], sa_out_ptr_[o]);
-    sa_out_ptr_[o] = (uint8_t)next_mod(p, kNumPorts);
+    sa_out_ptr_[o] = (uint8_t)next_mod(p, ports_);
     const int v = pick[p];
     if (islip_) sa_in_ptr_[p] = (uint8_t)next_mod(v, vcs_);
     // Traverse: pop from the input VC, return its credit, forward on the output VC.
@@ -273,7 +278,7 @@ uint64_t Router::occupancy_integral(Port p, int v, Cycle now) const {
 
 std::string Router::describe_stuck() const {
   std::ostringstream s;
-  for (int p = 0; p < kNumPorts; ++p) {
+  for (int p = 0; p < ports_; ++p) {
     for (int v = 0; v < vcs_; ++v) {
       const InVc& q = ivc(p, v);
       if (!q.count) continue;

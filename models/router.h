@@ -1,4 +1,4 @@
-// The virtual-channel router of one chip: 4 ICI ports + 1 local port, V VCs per input
+// The virtual-channel router of one chip: 4 ICI ports + 1..4 local ports (lanes), V VCs per input
 // port with B-flit buffers, wormhole switching, credit-based flow control, table
 // routing, separable input-first VC and switch allocation with round-robin or
 // iSLIP-style pointer updates, and a configurable 1..4 cycle pipeline.
@@ -32,6 +32,10 @@ class Router : public sc_core::sc_module, public Clocked {
   std::string load_table(const RouteTable& t);
 
   ChipId id() const { return id_; }
+  // The output port of the route to `dst` as the table names it (kLocal for this chip,
+  // kNoRoute for a dead one); the NI uses it to pick a packet's injection lane.
+  uint8_t route_port(ChipId dst) const { return table_.lookup(dst).port; }
+  int ports() const { return ports_; }
   // Statistics and invariant monitors.
   uint64_t flits_switched() const { return switched_; }
   int buffered_flits() const { return buffered_; }
@@ -94,16 +98,17 @@ class Router : public sc_core::sc_module, public Clocked {
   const int reg_rc_, reg_va_, reg_sa_;  // 1 where a pipeline register follows RC / VA / SA
   const bool islip_;
   RouteTable table_;
-  Link* in_link_[kNumPorts] = {};
-  Link* out_link_[kNumPorts] = {};
+  const int ports_, lanes_;       // 4 + local lanes
+  Link* in_link_[kMaxPorts] = {};
+  Link* out_link_[kMaxPorts] = {};
   std::vector<InVc> in_;          // [port][vc]
   std::vector<OutVc> out_;        // [port][vc]
   std::vector<Entry> entries_;    // [port][vc][slot]
-  uint16_t nonempty_[kNumPorts] = {};  // per input port: VCs holding flits
+  uint16_t nonempty_[kMaxPorts] = {};  // per input port: VCs holding flits
   uint32_t nonempty_ports_ = 0;        // input ports with any VC holding flits
   // Input VCs that are idle and hold flits (a head waits for VC allocation), per port,
   // and the ports that have any: VA looks at nothing else.
-  uint16_t va_wait_[kNumPorts] = {};
+  uint16_t va_wait_[kMaxPorts] = {};
   uint32_t va_ports_ = 0;
   void va_mark(int p, int v) {
     va_wait_[p] |= (uint16_t)(1u << v);
@@ -112,9 +117,9 @@ class Router : public sc_core::sc_module, public Clocked {
   void va_unmark(int p, int v) {
     if (!(va_wait_[p] &= (uint16_t)~(1u << v))) va_ports_ &= ~(1u << p);
   }
-  uint16_t free_[kNumPorts] = {};      // per output port: output VCs not allocated
-  uint8_t sa_in_ptr_[kNumPorts] = {};  // switch allocation, stage 1 (over VCs)
-  uint8_t sa_out_ptr_[kNumPorts] = {}; // switch allocation, stage 2 (over input ports)
+  uint16_t free_[kMaxPorts] = {};      // per output port: output VCs not allocated
+  uint8_t sa_in_ptr_[kMaxPorts] = {};  // switch allocation, stage 1 (over VCs)
+  uint8_t sa_out_ptr_[kMaxPorts] = {}; // switch allocation, stage 2 (over input ports)
   std::vector<uint8_t> va_out_ptr_;    // [port][vc]: VA stage 2 (over input VCs)
   int buffered_ = 0;
   uint64_t switched_ = 0;

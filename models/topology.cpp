@@ -6,8 +6,9 @@
 namespace fm {
 
 const char* port_name(Port p) {
-  static const char* names[] = {"N", "E", "S", "W", "L"};
-  return p < kNumPorts ? names[p] : "?";
+  static const char* names[] = {"N", "E", "S", "W", "L", "L1", "L2", "L3"};
+  static_assert(sizeof(names) / sizeof(names[0]) == kMaxPorts, "one name per port");
+  return p < kMaxPorts ? names[p] : "?";
 }
 
 long Topology2D::neighbour(ChipId c, Port p) const {

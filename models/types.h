@@ -11,9 +11,21 @@ constexpr Cycle kNever = ~Cycle(0);
 
 // Router ports. N/E/S/W are the four ICI ports; LOCAL connects the network interface.
 // North is +y, East is +x (origin at the south-west corner, see docs/router-microarchitecture.md).
+// A router may have up to kMaxLocalPorts local ports ("lanes", NetworkConfig::local_ports)
+// numbered kLocal, kLocal + 1, ...; route tables only ever name kLocal ("eject here"), and
+// the router picks the lane (docs/router-microarchitecture.md, "Local lanes").
 enum Port : uint8_t { kNorth = 0, kEast = 1, kSouth = 2, kWest = 3, kLocal = 4 };
-constexpr int kNumPorts = 5;
+constexpr int kNumPorts = 5;  // ports of a router with one local lane (the RTL's port count)
 constexpr int kNumNetPorts = 4;
+constexpr int kMaxLocalPorts = 4;
+constexpr int kMaxPorts = kNumNetPorts + kMaxLocalPorts;
+// The local lane a flit arriving on port `in` ejects through, and the lane a packet
+// whose first hop leaves through `first_hop` is injected on: lanes are dealt out by
+// direction (N,E,S,W -> 0,1,2,3 modulo the lane count), so with four lanes each ICI
+// direction has its own lane and ejection never serialises two directions.
+inline int lane_of(int port, int lanes) {
+  return (port < kNumNetPorts ? port : port - kNumNetPorts) % lanes;
+}
 constexpr int kMaxVcs = 16;
 constexpr int kMaxBuf = 256;
 
@@ -26,7 +38,7 @@ inline Port opposite(Port p) {
     default: return kLocal;
   }
 }
-const char* port_name(Port p);  // "N","E","S","W","L"
+const char* port_name(Port p);  // "N","E","S","W","L", then "L1".."L3"
 
 // Flit kinds are two bits: a single-flit packet is both head and tail.
 enum FlitKind : uint8_t { kBody = 0, kHead = 1, kTail = 2, kHeadTail = 3 };

@@ -71,6 +71,8 @@ po::options_description network_options() {
      "mesh | torus (torus adds wraparound links)")
     ("board", po::value<std::string>()->default_value("2x2"), "chips per board WxH")
     ("vcs", po::value<int>()->default_value(d.vcs), "virtual channels per port, 1..16 (torus: >= 2)")
+    ("local-ports", po::value<int>()->default_value(d.local_ports),
+     "local lanes between router and chip, 1..4 (4: one per ICI direction)")
     ("buf", po::value<int>()->default_value(d.buf), "buffer depth per VC in flits, 1..256")
     ("pipeline", po::value<int>()->default_value(d.pipeline),
      "router pipeline depth in cycles, 1..4 (docs/router-microarchitecture.md)")
@@ -169,6 +171,7 @@ Config config_from(const po::variables_map& vm) {
   if (!parse_dims(vm["board"].as<std::string>(), &n.board_w, &n.board_h))
     throw UsageError("--board " + vm["board"].as<std::string>() + ": expected WxH, e.g. 2x2");
   n.vcs = vm["vcs"].as<int>();
+  n.local_ports = vm["local-ports"].as<int>();
   n.buf = vm["buf"].as<int>();
   n.pipeline = vm["pipeline"].as<int>();
   n.link_latency = vm["link-latency"].as<int>();

@@ -294,6 +294,7 @@ nlohmann::ordered_json config_json(const Config& c) {
   j["topology"] = to_string(n.topology);
   j["board"] = std::to_string(n.board_w) + "x" + std::to_string(n.board_h);
   j["vcs"] = n.vcs;
+  j["local-ports"] = n.local_ports;
   j["buf"] = n.buf;
   j["pipeline"] = n.pipeline;
   j["link-latency"] = n.link_latency;
