@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collective/kinds.h"
 #include "models/types.h"
 
 namespace fm {
@@ -89,10 +90,35 @@ struct RunConfig {
   uint64_t seed = 1;
 };
 
+// One TPU-like chip (models/chip/, docs/chip.md): HBM and the collective engine.
+struct ChipConfig {
+  double hbm_gbps = 900.0;        // HBM bandwidth, GB/s (TPU-v3: 900 GB/s per chip)
+  uint64_t hbm_bytes = 32ULL << 30;  // HBM capacity (TPU-v3: 32 GiB per chip, 16 per core)
+  double reduce_gbps = 1000.0;    // reduction unit throughput, GB/s of incoming data added
+  int packet_words = 32;          // data flits per packet (plus one header flit), 1..1024
+  double compute_us = 0.0;        // compute time of a training step before the collective
+};
+
+enum class DType { Fp32, Bf16 };
+enum class Verify { Auto, On, Off };
+
+// The collective the host launches (docs/collectives.md).
+struct CollectiveConfig {
+  coll::Algo algo = coll::Algo::TwoD;
+  coll::Order order = coll::Order::XY;
+  uint64_t bytes = 16ULL << 20;    // gradient size per chip
+  DType dtype = DType::Fp32;
+  uint64_t chunk_bytes = 64 << 10; // pipelining granularity of every schedule
+  // Auto: verify when the data words of all chips fit in 1 GiB.
+  Verify verify = Verify::Auto;
+};
+
 struct Config {
   NetworkConfig net;
   TrafficConfig traffic;
   RunConfig run;
+  ChipConfig chip;
+  CollectiveConfig coll;
 };
 
 // Checks every value and their consistency. Returns "" when valid, otherwise one line

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collective/kinds.h"
 #include "models/collective/schedule.h"
 #include "models/config.h"
 #include "models/fault/fault_set.h"
@@ -25,8 +26,6 @@
 
 namespace fm::coll {
 
-enum class Algo { Ring, BiRing, AltRing, TwoD, FT2D, Shrink, Snake };
-enum class Order { XY, YX, Both };
 
 struct AlgoParams {
   Algo algo = Algo::TwoD;

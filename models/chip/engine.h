@@ -1,0 +1,128 @@
+// The collective/DMA engine of a chip and the run state its engines share.
+//
+// A collective is a Schedule (models/collective/schedule.h): chunk transfers with
+// dependencies. Every chip's engine executes its part: when a transfer's send
+// dependencies are met it reads the chunk from HBM (TLM-2.0 b_transport, timed by the
+// HBM model) and hands it to the network interface as packets of one header flit
+// (carrying the transfer id and packet index) and up to ChipConfig::packet_words data
+// flits. At the destination the engine takes the packet off the network, waits until
+// the transfer's apply dependencies are met, and applies it: a reduce reads the local
+// chunk from HBM, adds on the reduction unit (a server of reduce_gbps) and writes the
+// sum back; a copy writes it. Completing a transfer releases the transfers depending
+// on it. The engine has no process of its own: it acts in the NI's callbacks and in
+// the host's register writes, and carries time forward as cycle stamps (loosely-timed
+// TLM style), so it costs nothing between packets.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "models/collective/schedule.h"
+#include "models/config.h"
+#include "models/ni.h"
+
+namespace fm {
+
+// The state of one collective shared by all engines: per-transfer dependency counters,
+// reverse dependency lists, per-chip work lists and phase timing.
+class CollectiveRun {
+ public:
+  CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips, int packet_words);
+  const coll::Schedule& schedule() const { return *s_; }
+  int packets_of(uint32_t x) const {
+    return (int)((s_->xfers[x].len + packet_words_ - 1) / packet_words_);
+  }
+  int packet_words() const { return packet_words_; }
+
+  std::vector<uint32_t> send_left, apply_left;  // unmet dependencies per transfer
+  std::vector<uint32_t> tx_left, rx_left;       // packets not yet injected / applied
+  std::vector<Cycle> applied_at;                // cycle the last packet was applied
+  // Latest completion cycle among the dependencies released so far: a transfer may be
+  // read (applied) no earlier than send_at (apply_at).
+  std::vector<Cycle> send_at, apply_at;
+  // Transfers whose send (apply) dependencies include transfer i: idx[off[i]..off[i+1]).
+  std::vector<uint32_t> rsend_off, rsend_idx, rapply_off, rapply_idx;
+  // Per chip: transfers it sends (in list order) and the number it receives.
+  std::vector<uint32_t> out_off, out_idx;
+  std::vector<uint32_t> in_count;
+  // Per phase: first cycle a chunk of it was read for sending, last cycle one was applied.
+  std::vector<Cycle> phase_start, phase_end;
+
+ private:
+  std::shared_ptr<const coll::Schedule> s_;
+  int packet_words_;
+};
+
+class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
+ public:
+  tlm_utils::simple_initiator_socket<CollectiveEngine> hbm;
+
+  CollectiveEngine(sc_core::sc_module_name name, const Config& cfg, ChipId id,
+                   NetworkInterface& ni, sc_core::sc_time period);
+
+  // Starts this chip's part of `run` at cycle `now` on the buffer at byte address
+  // `buf`; `done` is notified when the chip's part has completed (done_cycle()).
+  void start(std::shared_ptr<CollectiveRun> run, uint64_t buf, Cycle now, sc_core::sc_event* done);
+  bool busy() const { return run_ != nullptr && !finished_; }
+  Cycle done_cycle() const { return done_cycle_; }
+  // Engine statistics.
+  uint64_t words_sent() const { return words_sent_; }
+  uint64_t words_reduced() const { return words_reduced_; }
+  uint64_t violations() const { return violations_; }
+  const std::string& first_violation() const { return first_violation_; }
+
+  // PacketEndpoint.
+  uint64_t payload(uint64_t tag, uint16_t seq) override;
+  void injected(uint64_t tag, Cycle now) override;
+  void ejected(const Flit& f, int slot, Cycle now) override;
+
+ private:
+  struct Arrived {  // a packet waiting for its transfer's apply dependencies
+    uint32_t k;
+    Cycle at;
+    std::vector<uint64_t> data;
+  };
+  struct Slot {  // reassembly of the packet arriving on one lane/VC
+    uint32_t x = 0, k = 0;
+    std::vector<uint64_t> data;
+  };
+  static uint64_t tag_of(uint32_t x, uint32_t k) { return (uint64_t)x << 24 | k; }
+
+  void make_ready(uint32_t x, Cycle t);
+  void apply(uint32_t x, uint32_t k, Cycle at, const uint64_t* data);
+  void transfer_applied(uint32_t x);
+  void release_apply(uint32_t y, Cycle t);
+  void maybe_finish();
+  // One HBM access of n words at word index w of the buffer, issued at cycle `at`;
+  // returns the cycle it completes.
+  Cycle hbm_access(tlm::tlm_command cmd, uint64_t w, uint32_t n, uint64_t* data, Cycle at);
+  Cycle now() const;
+  void violation(const std::string& what);
+
+  const ChipId id_;
+  const int flit_bytes_;
+  const double reduce_rate_;  // bytes per cycle
+  const bool verify_;
+  NetworkInterface& ni_;
+  const sc_core::sc_time period_;
+  std::shared_ptr<CollectiveRun> run_;
+  uint64_t buf_ = 0;
+  sc_core::sc_event* done_ = nullptr;
+  bool finished_ = false;
+  Cycle done_cycle_ = 0, last_ = 0;  // last: latest cycle any of its work completes
+  uint64_t tx_packets_left_ = 0, rx_xfers_left_ = 0;
+  double reduce_busy_ = 0;
+  std::vector<Slot> slots_;
+  std::unordered_map<uint32_t, std::vector<Arrived>> waiting_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> staged_;  // verify: packet data read for sending
+  std::vector<uint64_t> scratch_;
+  uint64_t words_sent_ = 0, words_reduced_ = 0;
+  uint64_t violations_ = 0;
+  std::string first_violation_;
+};
+
+}  // namespace fm
