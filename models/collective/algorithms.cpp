@@ -78,6 +78,10 @@ struct RingSpec {
   std::vector<ChipId> cyc;
   bool bi = false;
   std::vector<std::vector<ChipId>> cols;
+  std::vector<uint32_t> weight;  // per column; empty: equal shards
+  // When lead_den > 0, the first chip of a column with several gets lead_num/lead_den
+  // of the column's shard and the others share the rest evenly.
+  uint32_t lead_num = 0, lead_den = 0;
 };
 
 struct Own {
@@ -100,10 +104,23 @@ std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> ownership(const Ri
                                                                         uint32_t hi) {
   std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> out;
   const size_t k = spec.cols.size();
+  // Column j's shard: [cum_j, cum_j+1) of the total weight, scaled to [lo, hi).
+  std::vector<size_t> cum(k + 1, 0);
+  for (size_t j = 0; j < k; ++j) cum[j + 1] = cum[j] + (spec.weight.empty() ? 1 : spec.weight[j]);
   for (size_t j = 0; j < k; ++j) {
-    const uint32_t a = cut(lo, hi, j, k), b = cut(lo, hi, j + 1, k);
+    const uint32_t a = cut(lo, hi, cum[j], cum[k]), b = cut(lo, hi, cum[j + 1], cum[k]);
+    if (a == b) continue;
     const size_t m = spec.cols[j].size();
     if (m == 0) throw std::logic_error("collective: a column shard has no owner");
+    if (spec.lead_den > 0 && m > 1) {
+      const uint32_t mid = cut(a, b, spec.lead_num, spec.lead_den);
+      if (mid > a) out.push_back({spec.cols[j][0], {a, mid}});
+      for (size_t i = 1; i < m; ++i) {
+        const uint32_t ca = cut(mid, b, i - 1, m - 1), cb = cut(mid, b, i, m - 1);
+        if (cb > ca) out.push_back({spec.cols[j][i], {ca, cb}});
+      }
+      continue;
+    }
     for (size_t i = 0; i < m; ++i) {
       const uint32_t ca = cut(a, b, i, m), cb = cut(a, b, i + 1, m);
       if (cb > ca) out.push_back({spec.cols[j][i], {ca, cb}});
@@ -322,6 +339,62 @@ std::vector<RingSpec> rect_specs(const Frame& fr, int u0, int nu, int v0, int nv
   return specs;
 }
 
+// The ring threading a band: lines `ls` (in order along v) of the frame; `ret` >= 0 is
+// a full line of the band used as the return line (mesh), -1 for none (torus, or a mesh
+// band without a full line, closed by one long edge). Columns are visited in order,
+// each swept up or down toward the previous chip (a zigzag); on a mesh the return line
+// then runs back. Each link direction carries at most one ring edge when the band is
+// whole; holes cost detours.
+std::vector<ChipId> band_cycle(const Frame& fr, const std::vector<int>& ls, int owner) {
+  const int U = fr.U;
+  const bool torus = fr.t.torus();
+  std::vector<int> rank(fr.V, -1);  // position of a line within the band
+  for (size_t i = 0; i < ls.size(); ++i) rank[ls[i]] = (int)i;
+  // The zigzag: columns in order from u_start, each swept toward the previous chip.
+  const bool ret = owner >= 0;
+  int u_start = 0;
+  if (torus) {  // start just after a column with fewest live chips, so parity closes
+    std::vector<int> cnt(U, 0);
+    for (int u = 0; u < U; ++u)
+      for (int v : ls) cnt[u] += fr.live(u, v);
+    for (int u = 0; u < U; ++u)
+      if (cnt[u] < cnt[(u + 1) % U]) {
+        u_start = (u + 1) % U;
+        break;
+      }
+  }
+  // Two tries, the first column swept up or down; the one with fewer hops in all wins
+  // (on a torus band the parity decides whether the cycle closes in one hop).
+  std::vector<ChipId> best;
+  long best_hops = -1;
+  for (int first_down = 0; first_down < 2; ++first_down) {
+    std::vector<ChipId> cyc;
+    int prev = ret ? rank[owner] : -1;  // band rank of the previous chip
+    for (int i = 0; i < U; ++i) {
+      const int u = (u_start + i) % U;
+      std::vector<int> col;
+      for (int v : ls)
+        if (fr.live(u, v) && !(ret && v == owner)) col.push_back(rank[v]);
+      if (col.empty()) continue;
+      const bool flip = prev >= 0 ? std::abs(col.back() - prev) < std::abs(col.front() - prev)
+                                  : first_down == 1;
+      if (flip) std::reverse(col.begin(), col.end());
+      for (int r : col) cyc.push_back(fr.chip(u, ls[r]));
+      prev = col.back();
+    }
+    if (ret)
+      for (int u = U - 1; u >= 0; --u) cyc.push_back(fr.chip(u, owner));
+    long hops = 0;
+    for (size_t k = 0; k < cyc.size(); ++k)
+      hops += fr.t.distance(cyc[k], cyc[(k + 1) % cyc.size()]);
+    if (best_hops < 0 || hops < best_hops) {
+      best_hops = hops;
+      best = cyc;
+    }
+  }
+  return best;
+}
+
 // ft2d's first-phase specs. A line is "full" when all its chips and links along u are
 // live; it keeps its own ring. Each run of cut lines is joined with an adjacent full
 // line into a band (extended further while some column has no live chip in it), and
@@ -456,6 +529,14 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
     for (int u = 0; u < U; ++u) {
       if (owner >= 0) {
         s.cols[u].push_back(fr.chip(u, owner));
+        // Torus: the cut lines' chips own a sixth of their column's shard (the full
+        // line five sixths). A band ring edge between chips owning nothing carries the
+        // whole buffer; with shares it carries less. Their pieces' column groups skip
+        // the full lines of the bands and so cross the band's vertical links, which the
+        // zigzag also uses: a sixth balances the two (docs/collectives.md).
+        if (torus)
+          for (int v : ls)
+            if (v != owner && fr.live(u, v)) s.cols[u].push_back(fr.chip(u, v));
       } else {
         for (int v : ls)
           if (fr.live(u, v)) s.cols[u].push_back(fr.chip(u, v));
@@ -466,46 +547,51 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
     s.cols.erase(std::remove_if(s.cols.begin(), s.cols.end(),
                                 [](const std::vector<ChipId>& c) { return c.empty(); }),
                  s.cols.end());
-    // The zigzag: columns in order from u_start, each swept toward the previous chip.
-    const bool ret = !torus && owner >= 0;
-    int u_start = 0;
-    if (torus) {  // start just after a column with fewest live chips, so parity closes
-      std::vector<int> cnt(U, 0);
-      for (int u = 0; u < U; ++u)
-        for (int v : ls) cnt[u] += fr.live(u, v);
-      for (int u = 0; u < U; ++u)
-        if (cnt[u] < cnt[(u + 1) % U]) {
-          u_start = (u + 1) % U;
-          break;
-        }
-    }
-    int prev = ret ? 0 : -1;  // band rank of the previous chip
-    if (ret) prev = rank[owner];
-    for (int i = 0; i < U; ++i) {
-      const int u = (u_start + i) % U;
-      std::vector<int> col;
-      for (int v : ls)
-        if (fr.live(u, v) && !(ret && v == owner)) col.push_back(rank[v]);
-      if (col.empty()) continue;
-      if (prev >= 0 && std::abs(col.back() - prev) < std::abs(col.front() - prev))
-        std::reverse(col.begin(), col.end());
-      for (int r : col) s.cyc.push_back(fr.chip(u, ls[r]));
-      prev = col.back();
-    }
-    if (ret)
-      for (int u = U - 1; u >= 0; --u) s.cyc.push_back(fr.chip(u, owner));
+    s.cyc = band_cycle(fr, ls, torus ? -1 : owner);
     s.bi = torus;
+    if (torus) s.lead_num = 5, s.lead_den = 6;
     specs.push_back(std::move(s));
+  }
+  // On a mesh the column groups of phase 2 cross the bands (a column is one line), and
+  // where a band ring also runs along that column (its turns at the ends, its detours
+  // around the hole) the two would share those vertical links; so would the detour of
+  // a column cut by the hole. Such "hot" columns get no shard of their own (weight 0,
+  // their share spread over the others): a band ring edge between two chips that own
+  // nothing already carries the full 2x buffer, so the busiest link stays at that and
+  // no column traffic is added on top. (On a torus the column groups avoid the bands'
+  // lines, which are a contiguous arc of every column, and nothing is needed.)
+  if (!torus && nb > 0) {
+    std::vector<uint32_t> w(U, 1);
+    for (const RingSpec& sp : specs) {
+      if (sp.cols.size() != (size_t)U || sp.cyc.size() < 2) continue;
+      bool band_ring = false;
+      for (ChipId c : sp.cyc) band_ring = band_ring || fr.v(c) != fr.v(sp.cyc[0]);
+      if (!band_ring) continue;
+      for (size_t k = 0; k < sp.cyc.size(); ++k) {
+        const ChipId a = sp.cyc[k], b = sp.cyc[(k + 1) % sp.cyc.size()];
+        if (fr.v(a) != fr.v(b) || fr.t.distance(a, b) > 1) w[fr.u(a)] = w[fr.u(b)] = 0;
+      }
+    }
+    for (int u = 0; u < U; ++u)
+      for (int v = 0; v < V; ++v)
+        if (!fr.live(u, v) || (v + 1 < V && !fr.vlink(u, v))) w[u] = 0;
+    bool any = false;
+    for (uint32_t x : w) any = any || x > 0;
+    if (any)
+      for (RingSpec& sp : specs)
+        if (sp.cols.size() == (size_t)U) sp.weight = w;
   }
   return specs;
 }
 
 // shrink: the largest rectangle of live chips with live links inside (wrapping on a
-// torus), ties broken toward the lowest (y, x) corner and then the wider one.
+// torus). Among equally large ones, one spanning a whole torus dimension (its lines
+// close into rings) is preferred, the first-phase dimension (x unless `x_first` is
+// false) first; then the lowest (y, x) corner.
 struct Rect {
   int x0 = 0, y0 = 0, w = 0, h = 0;
 };
-Rect largest_rect(const FaultSet& f) {
+Rect largest_rect(const FaultSet& f, bool x_first) {
   const Topology2D& t = f.topology();
   const int W = t.width(), H = t.height();
   const bool torus = t.torus();
@@ -516,6 +602,11 @@ Rect largest_rect(const FaultSet& f) {
     return n >= 0 && !f.link_dead(a, p) && !f.link_dead((ChipId)n, opposite(p));
   };
   Rect best;
+  auto score = [&](const Rect& r) {
+    const long a = (long)r.w * r.h;
+    const int fw = torus && r.w == W, fh = torus && r.h == H;
+    return a * 4 + (x_first ? 2 * fw + fh : 2 * fh + fw);
+  };
   for (int y0 = 0; y0 < H; ++y0)
     for (int x0 = 0; x0 < W; ++x0) {
       if (!ok_chip(x0, y0)) continue;
@@ -533,7 +624,8 @@ Rect largest_rect(const FaultSet& f) {
         }
         maxw = w;
         if (maxw == 0) break;
-        if ((long)maxw * h > (long)best.w * best.h) best = {x0, y0, maxw, h};
+        const Rect r{x0, y0, maxw, h};
+        if (score(r) > score(best)) best = r;
       }
     }
   return best;
@@ -584,29 +676,53 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
       s.cyc = p.algo == Algo::AltRing ? alt_order(order) : order;
       s.bi = p.algo == Algo::BiRing || (p.algo == Algo::Snake && t.torus());
     } else {
-      // A Hamiltonian cycle of the machine (holes skipped): ft2d's band ring over all
-      // lines, i.e. the column zigzag closed by a return row (mesh) or wraparound.
-      const int U = W;
+      // A Hamiltonian cycle of the machine (holes skipped): the band ring of ft2d over
+      // all lines, i.e. the column zigzag closed by wraparound (torus) or by a full edge
+      // line as the return line (mesh). Tried sweeping columns and sweeping rows, and on
+      // a torus with the lines starting at 0 or just after the emptiest line (so a hole
+      // sits at the ends of the sweep, not in its middle); the fewest hops in all wins.
       RingSpec z;
-      const bool torus = t.torus();
-      bool row0_full = true;
-      for (int x = 0; x < W; ++x) row0_full = row0_full && !f.chip_dead(t.id(x, 0));
-      const bool ret = !torus && row0_full;
-      int prev = ret ? 0 : -1;
-      for (int u = 0; u < U; ++u) {
-        std::vector<int> col;
-        for (int y = 0; y < H; ++y)
-          if (!f.chip_dead(t.id(u, y)) && !(ret && y == 0)) col.push_back(y);
-        if (col.empty()) continue;
-        if (prev >= 0 && std::abs(col.back() - prev) < std::abs(col.front() - prev))
-          std::reverse(col.begin(), col.end());
-        for (int y : col) z.cyc.push_back(t.id(u, y));
-        prev = col.back();
+      long best_hops = -1;
+      for (bool xy : {true, false}) {
+        const Frame fr(f, xy);
+        auto line_full = [&](int v) {
+          for (int u = 0; u < fr.U; ++u)
+            if (!fr.live(u, v) || (u + 1 < fr.U && !fr.ulink(u, v))) return false;
+          return true;
+        };
+        std::vector<int> starts = {0};
+        if (t.torus()) {
+          int emptiest = 0, least = fr.U + 1;
+          for (int v = 0; v < fr.V; ++v) {
+            int live = 0;
+            for (int u = 0; u < fr.U; ++u) live += fr.live(u, v);
+            if (live < least) least = live, emptiest = v;
+          }
+          // After the last of a run of emptiest lines.
+          for (int k = 1; k < fr.V; ++k) {
+            const int next = (emptiest + 1) % fr.V;
+            int live = 0;
+            for (int u = 0; u < fr.U; ++u) live += fr.live(u, next);
+            if (live != least) break;
+            emptiest = next;
+          }
+          starts.push_back((emptiest + 1) % fr.V);
+        }
+        for (int st : starts) {
+          std::vector<int> ls(fr.V);
+          for (int i = 0; i < fr.V; ++i) ls[i] = (st + i) % fr.V;
+          const int ret = t.torus() ? -1 : line_full(0) ? 0 : line_full(fr.V - 1) ? fr.V - 1 : -1;
+          std::vector<ChipId> cyc = band_cycle(fr, ls, ret);
+          long hops = 0;
+          for (size_t k = 0; k < cyc.size(); ++k) hops += t.distance(cyc[k], cyc[(k + 1) % cyc.size()]);
+          if (best_hops < 0 || hops < best_hops) {
+            best_hops = hops;
+            z.cyc = cyc;
+          }
+        }
       }
-      if (ret)
-        for (int u = U - 1; u >= 0; --u) z.cyc.push_back(t.id(u, 0));
       s.cyc = z.cyc;
-      s.bi = p.algo == Algo::BiRing || (p.algo == Algo::Snake && torus);
+      s.bi = p.algo == Algo::BiRing || (p.algo == Algo::Snake && t.torus());
     }
     for (ChipId c : s.cyc) s.cols.push_back({c});
     if (s.cyc.size() >= 2) single_ring(b, s, S, cw);
@@ -615,7 +731,7 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
 
   // The 2-D family.
   Rect r{0, 0, W, H};
-  if (p.algo == Algo::Shrink) r = largest_rect(f);
+  if (p.algo == Algo::Shrink) r = largest_rect(f, p.order != Order::YX);
   for (ChipId c = 0; c < (ChipId)t.chips(); ++c) {
     bool on = !f.chip_dead(c);
     if (p.algo == Algo::Shrink) {
