@@ -51,6 +51,22 @@ struct ScheduleLoad {
 ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
                            const std::vector<RouteTable>& tables);
 
+// Lower bound, in link-word-times (one word per link direction per cycle), on the time
+// any allreduce of `words` among the participants needs on this topology with its
+// faults: the larger of
+//  (a) degree: 2 words (n-1) / (n * live out-links of c) over participants c, n of them
+//      (what a participant sends in the reduce-scatter/all-gather family: each chip
+//      reduces a 1/n share and forwards the rest; see docs/collectives.md for its scope);
+//  (b) cuts: for every straight cut (a set of whole columns, or rows, against the rest;
+//      one cut line on a mesh, two on a torus) with participants on both sides, each
+//      side must receive the other side's contribution to every word, so
+//      words / (live link directions crossing the cut toward that side).
+double topology_bound_words(const FaultSet& f, const std::vector<char>& participant,
+                            uint32_t words);
+// The bandwidth-regime ideal of an algorithm on its topology: its busiest link
+// direction's words (max_link_words).
+double algorithm_bound_words(const ScheduleLoad& l);
+
 const char* to_string(Algo a);
 const char* to_string(Order o);
 bool parse_algo(const std::string& s, Algo* out);

@@ -66,4 +66,9 @@ class ScheduleBuilder {
   Schedule s_;
 };
 
+// The initial value of word i of chip c's buffer in --verify mode and in the reference
+// executor (models/collective/reference.h): a 64-bit hash of (c, i), so every chip and
+// word differs and a misplaced or duplicated contribution changes the sum.
+uint64_t initial_word(ChipId c, uint32_t i);
+
 }  // namespace fm::coll

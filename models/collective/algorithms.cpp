@@ -1,0 +1,872 @@
+// Allreduce algorithms as transfer lists (docs/collectives.md has the drawings).
+//
+// Every algorithm here is built from one piece: a ring job, a cycle of chips that
+// reduce-scatters a buffer range so that each word ends summed at its owner, and
+// all-gathers it back. Transfers are added step by step, and within a step chunk by
+// chunk, so the derived dependencies pipeline the ring: chunk m of step k+1 can go as
+// soon as chunk m of step k has arrived.
+//
+// The 2-D family (2d, shrink, ft2d) is a two-level reduction in a frame whose first
+// dimension u is x (order XY) or y (order YX):
+//   1. every "line spec" (a row ring, or for ft2d a band ring threading several rows)
+//      reduce-scatters the range; each of its chips owns a set of column shards;
+//   2. for every piece of the buffer, the owners it has (one per line spec) form a
+//      group, which allreduces that piece (ring reduce-scatter then all-gather);
+//   3. every line spec all-gathers the range.
+// The groups of step 2 are derived from the ownership, not written by hand, so any
+// assignment of shards gives a correct schedule; the constructions below only choose
+// assignments that keep the groups on straight lines.
+#include "models/collective/algorithms.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+namespace fm::coll {
+
+const char* const kAlgoNames = "ring|biring|altring|2d|ft2d|shrink|snake";
+
+const char* to_string(Algo a) {
+  switch (a) {
+    case Algo::Ring: return "ring";
+    case Algo::BiRing: return "biring";
+    case Algo::AltRing: return "altring";
+    case Algo::TwoD: return "2d";
+    case Algo::FT2D: return "ft2d";
+    case Algo::Shrink: return "shrink";
+    case Algo::Snake: return "snake";
+  }
+  return "?";
+}
+
+const char* to_string(Order o) {
+  switch (o) {
+    case Order::XY: return "xy";
+    case Order::YX: return "yx";
+    case Order::Both: return "both";
+  }
+  return "?";
+}
+
+bool parse_algo(const std::string& s, Algo* out) {
+  for (Algo a : {Algo::Ring, Algo::BiRing, Algo::AltRing, Algo::TwoD, Algo::FT2D, Algo::Shrink,
+                 Algo::Snake})
+    if (s == to_string(a)) {
+      *out = a;
+      return true;
+    }
+  return false;
+}
+
+bool parse_order(const std::string& s, Order* out) {
+  for (Order o : {Order::XY, Order::YX, Order::Both})
+    if (s == to_string(o)) {
+      *out = o;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+// A ring specification: the cycle (transfers go cyc[k] -> cyc[k+1], wrapping), whether
+// the range is split in two halves going opposite ways (bi), and the ownership: the
+// range is cut into cols.size() equal column shards, column j's shard split evenly
+// among the chips cols[j] (chips of the ring; a chip in no column owns nothing).
+struct RingSpec {
+  std::vector<ChipId> cyc;
+  bool bi = false;
+  std::vector<std::vector<ChipId>> cols;
+  std::vector<uint32_t> weight;  // per column; empty: equal shards
+  // When lead_den > 0, the first chip of a column with several gets lead_num/lead_den
+  // of the column's shard and the others share the rest evenly.
+  uint32_t lead_num = 0, lead_den = 0;
+};
+
+struct Own {
+  int pos;
+  uint32_t a, b;
+};
+// One direction of a ring spec over one range.
+struct Job {
+  std::vector<ChipId> cyc;
+  std::vector<Own> own;
+};
+
+uint32_t cut(uint32_t lo, uint32_t hi, size_t j, size_t k) {
+  return lo + (uint32_t)((uint64_t)(hi - lo) * j / k);
+}
+
+// The ownership intervals of `spec` over [lo, hi) as (chip, a, b), column by column.
+std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> ownership(const RingSpec& spec,
+                                                                        uint32_t lo,
+                                                                        uint32_t hi) {
+  std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> out;
+  const size_t k = spec.cols.size();
+  // Column j's shard: [cum_j, cum_j+1) of the total weight, scaled to [lo, hi).
+  std::vector<size_t> cum(k + 1, 0);
+  for (size_t j = 0; j < k; ++j) cum[j + 1] = cum[j] + (spec.weight.empty() ? 1 : spec.weight[j]);
+  for (size_t j = 0; j < k; ++j) {
+    const uint32_t a = cut(lo, hi, cum[j], cum[k]), b = cut(lo, hi, cum[j + 1], cum[k]);
+    if (a == b) continue;
+    const size_t m = spec.cols[j].size();
+    if (m == 0) throw std::logic_error("collective: a column shard has no owner");
+    if (spec.lead_den > 0 && m > 1) {
+      const uint32_t mid = cut(a, b, spec.lead_num, spec.lead_den);
+      if (mid > a) out.push_back({spec.cols[j][0], {a, mid}});
+      for (size_t i = 1; i < m; ++i) {
+        const uint32_t ca = cut(mid, b, i - 1, m - 1), cb = cut(mid, b, i, m - 1);
+        if (cb > ca) out.push_back({spec.cols[j][i], {ca, cb}});
+      }
+      continue;
+    }
+    for (size_t i = 0; i < m; ++i) {
+      const uint32_t ca = cut(a, b, i, m), cb = cut(a, b, i + 1, m);
+      if (cb > ca) out.push_back({spec.cols[j][i], {ca, cb}});
+    }
+  }
+  return out;
+}
+
+// Splits a spec into its jobs over [lo, hi): one, or two opposite halves when bi.
+void make_jobs(const RingSpec& spec, uint32_t lo, uint32_t hi, std::vector<Job>* jobs) {
+  if (spec.cyc.size() < 2 || hi <= lo) return;
+  const bool bi = spec.bi && spec.cyc.size() >= 3 && hi - lo >= 2;
+  const uint32_t mid = bi ? lo + (hi - lo) / 2 : hi;
+  for (int dir = 0; dir < (bi ? 2 : 1); ++dir) {
+    Job j;
+    j.cyc = spec.cyc;
+    if (dir == 1) std::reverse(j.cyc.begin(), j.cyc.end());
+    std::map<ChipId, int> pos;
+    for (size_t i = 0; i < j.cyc.size(); ++i) pos[j.cyc[i]] = (int)i;
+    const uint32_t a = dir == 0 ? lo : mid, b = dir == 0 ? mid : hi;
+    for (const auto& o : ownership(spec, a, b)) j.own.push_back({pos.at(o.first), o.second.first, o.second.second});
+    jobs->push_back(std::move(j));
+  }
+}
+
+// Adds the reduce-scatter (reduce = true) or all-gather of a set of jobs, step by step
+// across all of them, chunk by chunk within a step.
+void emit(ScheduleBuilder& b, const std::vector<Job>& jobs, bool reduce, int phase,
+          uint32_t chunk) {
+  size_t steps = 0;
+  for (const Job& j : jobs) steps = std::max(steps, j.cyc.size() - 1);
+  for (size_t k = 0; k < steps; ++k)
+    for (const Job& j : jobs) {
+      const size_t n = j.cyc.size();
+      if (k + 1 >= n) continue;
+      for (const Own& o : j.own) {
+        // Reduce-scatter: the owner's shard starts after it and ends at it.
+        // All-gather: it starts at the owner and ends just before it.
+        const size_t s = reduce ? (o.pos + 1 + k) % n : (o.pos + k) % n, d = (s + 1) % n;
+        for (uint32_t off = o.a; off < o.b; off += chunk)
+          b.add(j.cyc[s], j.cyc[d], off, std::min(chunk, o.b - off), reduce, phase);
+      }
+    }
+}
+
+// The alternate-node order of a path: p0, p2, p4, ..., then the odd ones backwards,
+// so that on a line every link direction carries exactly one ring edge.
+std::vector<ChipId> alt_order(const std::vector<ChipId>& p) {
+  std::vector<ChipId> r;
+  for (size_t i = 0; i < p.size(); i += 2) r.push_back(p[i]);
+  for (size_t i = p.size() - 1 - (p.size() % 2 == 0 ? 0 : 1); i < p.size(); i -= 2) {
+    r.push_back(p[i]);
+    if (i < 2) break;
+  }
+  return r;
+}
+
+// The machine seen with u as the first-phase dimension (x for XY, y for YX).
+struct Frame {
+  const FaultSet& f;
+  const Topology2D& t;
+  bool xy;
+  int U, V;
+  Frame(const FaultSet& fs, bool x_first)
+      : f(fs), t(fs.topology()), xy(x_first),
+        U(x_first ? t.width() : t.height()), V(x_first ? t.height() : t.width()) {}
+  ChipId chip(int u, int v) const { return xy ? t.id(u, v) : t.id(v, u); }
+  int u(ChipId c) const { return xy ? t.x(c) : t.y(c); }
+  int v(ChipId c) const { return xy ? t.y(c) : t.x(c); }
+  bool live(int u, int v) const { return !f.chip_dead(chip(u, v)); }
+  // Both directions of the link from (u, v) to (u+1, v) (wrapping on a torus) live.
+  bool ulink(int u, int v) const {
+    const ChipId a = chip(u, v);
+    const Port p = xy ? kEast : kNorth;
+    const long n = t.neighbour(a, p);
+    return n >= 0 && !f.link_dead(a, p) && !f.link_dead((ChipId)n, opposite(p));
+  }
+  bool vlink(int u, int v) const {
+    const ChipId a = chip(u, v);
+    const Port p = xy ? kNorth : kEast;
+    const long n = t.neighbour(a, p);
+    return n >= 0 && !f.link_dead(a, p) && !f.link_dead((ChipId)n, opposite(p));
+  }
+};
+
+// The ring of one straight line of chips (in order along u): the natural cycle, both
+// ways, when it closes with a live wraparound link; the alternate-node ring otherwise.
+// Chip i owns column shard i.
+RingSpec line_spec(const std::vector<ChipId>& line, bool cyclic) {
+  RingSpec s;
+  s.bi = cyclic && line.size() >= 3;
+  s.cyc = s.bi ? line : alt_order(line);
+  for (ChipId c : line) s.cols.push_back({c});
+  return s;
+}
+
+// The ring of a phase-2 group (one owner per line spec), members as chips. On one
+// straight line of consecutive live links: natural cycle both ways when it closes,
+// else the alternate-node ring over the path. Anything else (a group that had to
+// detour): the alternate-node ring over the members sorted along v, which is correct
+// (the network routes the longer edges) if less tidy. Ownership: even, in ring order.
+RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
+  std::sort(m.begin(), m.end(), [&](ChipId a, ChipId b) {
+    return fr.v(a) != fr.v(b) ? fr.v(a) < fr.v(b) : fr.u(a) < fr.u(b);
+  });
+  RingSpec s;
+  bool one_line = true;
+  for (ChipId c : m) one_line = one_line && fr.u(c) == fr.u(m[0]);
+  std::vector<ChipId> path = m;
+  bool cyclic = false, is_path = false;
+  if (one_line && m.size() >= 2) {
+    const int u = fr.u(m[0]);
+    const size_t n = m.size();
+    // Breaks: consecutive members (cyclically on a torus) not joined by a live link.
+    std::vector<size_t> breaks;  // index i: no link between m[i] and m[i+1]
+    for (size_t i = 0; i < n; ++i) {
+      const bool last = i + 1 == n;
+      if (last && !fr.t.torus()) {
+        breaks.push_back(i);
+        continue;
+      }
+      const int va = fr.v(m[i]), vb = fr.v(m[(i + 1) % n]);
+      const bool adj = (va + 1) % fr.V == vb && fr.vlink(u, va);
+      if (!adj) breaks.push_back(i);
+    }
+    if (breaks.empty() && (int)n == fr.V) {
+      cyclic = true;
+    } else if (breaks.size() == 1) {
+      is_path = true;
+      std::rotate(path.begin(), path.begin() + (breaks[0] + 1) % n, path.end());
+    }
+  }
+  if (cyclic) {
+    s.cyc = path;
+    s.bi = true;
+  } else {
+    s.cyc = alt_order(path);
+    (void)is_path;
+  }
+  for (ChipId c : path) s.cols.push_back({c});
+  return s;
+}
+
+// Steps 2 of the two-level scheme: the groups of owners, per piece of [lo, hi).
+std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> owner_groups(
+    const std::vector<RingSpec>& specs, uint32_t lo, uint32_t hi) {
+  // Per spec, its ownership over [lo, hi) as the two halves make_jobs uses.
+  std::vector<std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>>> own;
+  std::vector<uint32_t> cuts = {lo, hi};
+  for (const RingSpec& s : specs) {
+    std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> o;
+    const bool bi = s.bi && s.cyc.size() >= 3 && hi - lo >= 2;
+    const uint32_t mid = bi ? lo + (hi - lo) / 2 : hi;
+    if (s.cyc.size() == 1) {
+      o.push_back({s.cyc[0], {lo, hi}});
+    } else {
+      o = ownership(s, lo, mid);
+      if (bi) {
+        auto o2 = ownership(s, mid, hi);
+        o.insert(o.end(), o2.begin(), o2.end());
+      }
+    }
+    std::sort(o.begin(), o.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (const auto& x : o) cuts.push_back(x.second.first);
+    own.push_back(std::move(o));
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> groups;
+  std::vector<size_t> at(specs.size(), 0);
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const uint32_t a = cuts[k], b = cuts[k + 1];
+    std::vector<ChipId> m;
+    for (size_t s = 0; s < specs.size(); ++s) {
+      while (own[s][at[s]].second.second <= a) ++at[s];
+      m.push_back(own[s][at[s]].first);
+    }
+    if (!groups.empty() && groups.back().first.second == a && groups.back().second == m)
+      groups.back().first.second = b;
+    else
+      groups.push_back({{a, b}, m});
+  }
+  return groups;
+}
+
+// The two-level scheme over [lo, hi) in one frame, with the given line specs; adds its
+// transfers to `rs1` ... `ag1` job lists so that two frames (order both) interleave.
+struct TwoLevel {
+  std::vector<Job> rs1, rs2;  // line jobs, group jobs (all-gather reuses them)
+};
+
+void two_level(const Frame& fr, const std::vector<RingSpec>& specs, uint32_t lo, uint32_t hi,
+               TwoLevel* out) {
+  for (const RingSpec& s : specs) make_jobs(s, lo, hi, &out->rs1);
+  for (const auto& g : owner_groups(specs, lo, hi)) {
+    if (g.second.size() < 2) continue;
+    make_jobs(group_spec(fr, g.second), g.first.first, g.first.second, &out->rs2);
+  }
+}
+
+// The straight line specs of a rectangle [u0, u0+nu) x [v0, v0+nv) (coordinates wrap on
+// a torus): one per v.
+std::vector<RingSpec> rect_specs(const Frame& fr, int u0, int nu, int v0, int nv) {
+  std::vector<RingSpec> specs;
+  for (int j = 0; j < nv; ++j) {
+    const int v = (v0 + j) % fr.V;
+    std::vector<ChipId> line;
+    bool cyclic = fr.t.torus() && nu == fr.U;
+    for (int i = 0; i < nu; ++i) {
+      const int u = (u0 + i) % fr.U;
+      line.push_back(fr.chip(u, v));
+      if (cyclic && !fr.ulink(u, v)) cyclic = false;
+    }
+    specs.push_back(line_spec(line, cyclic));
+  }
+  return specs;
+}
+
+// The ring threading a band: lines `ls` (in order along v) of the frame; `ret` >= 0 is
+// a full line of the band used as the return line (mesh), -1 for none (torus, or a mesh
+// band without a full line, closed by one long edge). Columns are visited in order,
+// each swept up or down toward the previous chip (a zigzag); on a mesh the return line
+// then runs back. Each link direction carries at most one ring edge when the band is
+// whole; holes cost detours.
+std::vector<ChipId> band_cycle(const Frame& fr, const std::vector<int>& ls, int owner) {
+  const int U = fr.U;
+  const bool torus = fr.t.torus();
+  std::vector<int> rank(fr.V, -1);  // position of a line within the band
+  for (size_t i = 0; i < ls.size(); ++i) rank[ls[i]] = (int)i;
+  // The zigzag: columns in order from u_start, each swept toward the previous chip.
+  const bool ret = owner >= 0;
+  int u_start = 0;
+  if (torus) {  // start just after a column with fewest live chips, so parity closes
+    std::vector<int> cnt(U, 0);
+    for (int u = 0; u < U; ++u)
+      for (int v : ls) cnt[u] += fr.live(u, v);
+    for (int u = 0; u < U; ++u)
+      if (cnt[u] < cnt[(u + 1) % U]) {
+        u_start = (u + 1) % U;
+        break;
+      }
+  }
+  // Two tries, the first column swept up or down; the one with fewer hops in all wins
+  // (on a torus band the parity decides whether the cycle closes in one hop).
+  std::vector<ChipId> best;
+  long best_hops = -1;
+  for (int first_down = 0; first_down < 2; ++first_down) {
+    std::vector<ChipId> cyc;
+    int prev = ret ? rank[owner] : -1;  // band rank of the previous chip
+    for (int i = 0; i < U; ++i) {
+      const int u = (u_start + i) % U;
+      std::vector<int> col;
+      for (int v : ls)
+        if (fr.live(u, v) && !(ret && v == owner)) col.push_back(rank[v]);
+      if (col.empty()) continue;
+      const bool flip = prev >= 0 ? std::abs(col.back() - prev) < std::abs(col.front() - prev)
+                                  : first_down == 1;
+      if (flip) std::reverse(col.begin(), col.end());
+      for (int r : col) cyc.push_back(fr.chip(u, ls[r]));
+      prev = col.back();
+    }
+    if (ret)
+      for (int u = U - 1; u >= 0; --u) cyc.push_back(fr.chip(u, owner));
+    long hops = 0;
+    for (size_t k = 0; k < cyc.size(); ++k)
+      hops += fr.t.distance(cyc[k], cyc[(k + 1) % cyc.size()]);
+    if (best_hops < 0 || hops < best_hops) {
+      best_hops = hops;
+      best = cyc;
+    }
+  }
+  return best;
+}
+
+// ft2d's first-phase specs. A line is "full" when all its chips and links along u are
+// live; it keeps its own ring. Each run of cut lines is joined with an adjacent full
+// line into a band (extended further while some column has no live chip in it), and
+// the band gets one ring threading all its live chips:
+//   torus: a column-by-column zigzag around the band (each column swept up or down,
+//          whichever starts nearer), both ways;
+//   mesh:  the zigzag over the band's other lines eastward, then back westward along
+//          the full line (the "return line"), one way: like the alternate-node ring,
+//          each link direction carries at most one ring edge.
+// Only the band's full line owns shards (column u's shard at its chip in column u), so
+// phase-2 groups stay on straight columns; the chips of the cut lines forward and add
+// but own nothing.
+std::vector<RingSpec> ft2d_specs(const Frame& fr) {
+  const int U = fr.U, V = fr.V;
+  const bool torus = fr.t.torus();
+  std::vector<char> full(V, 1);
+  for (int v = 0; v < V; ++v)
+    for (int u = 0; u < U; ++u) {
+      if (!fr.live(u, v)) full[v] = 0;
+      if (U > 1 && (torus || u + 1 < U) && !fr.ulink(u, v)) full[v] = 0;
+    }
+  std::vector<int> band(V, -1);  // band id of each line, -1: a full line on its own
+  int nb = 0;
+  auto merge = [&](int from, int to) {
+    for (int& x : band)
+      if (x == from) x = to;
+  };
+  auto vnext = [&](int v, int d) -> int {  // line v+d, or -1 off a mesh edge
+    const int w = v + d;
+    if (torus) return (w + V) % V;
+    return w < 0 || w >= V ? -1 : w;
+  };
+  for (int v = 0; v < V; ++v)
+    if (!full[v] && band[v] < 0) {
+      // The run of cut lines through v, in order.
+      int a = v;
+      for (int w = vnext(a, -1); w >= 0 && w != v && !full[w]; w = vnext(a, -1)) a = w;
+      std::vector<int> run;
+      for (int w = a; w >= 0 && !full[w] && band[w] == -1; w = vnext(w, 1)) {
+        band[w] = -2;
+        run.push_back(w);
+      }
+      // Two full neighbours and more than one cut line: the lower half of the run
+      // pairs with the line below, the upper half with the line above, so that no band
+      // is deeper than it must be. Otherwise one band; growing adds a full line.
+      const int below = vnext(run.front(), -1), above = vnext(run.back(), 1);
+      const bool split = run.size() >= 2 && below >= 0 && above >= 0 && below != above &&
+                         full[below] && full[above] && band[below] < 0 && band[above] < 0;
+      const size_t half = split ? (run.size() + 1) / 2 : run.size();
+      int id = nb++;
+      for (size_t i = 0; i < run.size(); ++i) {
+        if (i == half) id = nb++;
+        band[run[i]] = id;
+      }
+      if (split) {
+        band[below] = id - 1;
+        band[above] = id;
+      }
+    }
+  auto members = [&](int id) {
+    std::vector<int> ls;
+    for (int v = 0; v < V; ++v)
+      if (band[v] == id) ls.push_back(v);
+    return ls;
+  };
+  auto has_full = [&](int id) {
+    for (int v = 0; v < V; ++v)
+      if (band[v] == id && full[v]) return true;
+    return false;
+  };
+  auto covers = [&](int id) {
+    for (int u = 0; u < U; ++u) {
+      bool any = false;
+      for (int v = 0; v < V && !any; ++v) any = band[v] == id && fr.live(u, v);
+      if (!any) return false;
+    }
+    return true;
+  };
+  // Grow a band by one adjacent line (below first): a free full line is taken, a line
+  // of another band merges the two. False when the band already holds every line.
+  auto grow = [&](int id) {
+    const auto ls = members(id);
+    if ((int)ls.size() == V) return false;
+    for (int d : {-1, 1}) {
+      for (int v : ls) {
+        const int w = vnext(v, d);
+        if (w < 0 || band[w] == id) continue;
+        if (band[w] < 0) band[w] = id;
+        else merge(band[w], id);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int id = 0; id < nb; ++id) {
+      if (members(id).empty()) continue;
+      if ((!has_full(id) || !covers(id)) && grow(id)) changed = true;
+    }
+  }
+  std::vector<RingSpec> specs;
+  for (int v = 0; v < V; ++v)
+    if (band[v] < 0) {
+      std::vector<ChipId> line;
+      for (int u = 0; u < U; ++u) line.push_back(fr.chip(u, v));
+      specs.push_back(line_spec(line, torus && U >= 3));
+    }
+  for (int id = 0; id < nb; ++id) {
+    std::vector<int> ls = members(id);
+    if (ls.empty()) continue;
+    // Lines in band order: contiguous, starting after a line not in the band.
+    if ((int)ls.size() < V) {
+      size_t s = 0;
+      while (true) {
+        const int before = vnext(ls[s], -1);
+        if (before < 0 || band[before] != id) break;
+        s = (s + 1) % ls.size();
+      }
+      std::rotate(ls.begin(), ls.begin() + s, ls.end());
+    }
+    std::vector<int> rank(V, -1);  // position of a line within the band
+    for (size_t i = 0; i < ls.size(); ++i) rank[ls[i]] = (int)i;
+    int owner = -1;  // the owner (and, on a mesh, return) line
+    for (int v : ls)
+      if (full[v]) {
+        owner = v;
+        break;
+      }
+    RingSpec s;
+    s.cols.resize(U);
+    for (int u = 0; u < U; ++u) {
+      if (owner >= 0) {
+        s.cols[u].push_back(fr.chip(u, owner));
+        // Torus: the cut lines' chips own a sixth of their column's shard (the full
+        // line five sixths). A band ring edge between chips owning nothing carries the
+        // whole buffer; with shares it carries less. Their pieces' column groups skip
+        // the full lines of the bands and so cross the band's vertical links, which the
+        // zigzag also uses: a sixth balances the two (docs/collectives.md).
+        if (torus)
+          for (int v : ls)
+            if (v != owner && fr.live(u, v)) s.cols[u].push_back(fr.chip(u, v));
+      } else {
+        for (int v : ls)
+          if (fr.live(u, v)) s.cols[u].push_back(fr.chip(u, v));
+      }
+    }
+    // A band holding every line can still miss a column (a 1-wide frame with a dead
+    // chip): its shard goes to the other columns (the groups follow the ownership).
+    s.cols.erase(std::remove_if(s.cols.begin(), s.cols.end(),
+                                [](const std::vector<ChipId>& c) { return c.empty(); }),
+                 s.cols.end());
+    s.cyc = band_cycle(fr, ls, torus ? -1 : owner);
+    s.bi = torus;
+    if (torus) s.lead_num = 5, s.lead_den = 6;
+    specs.push_back(std::move(s));
+  }
+  // On a mesh the column groups of phase 2 cross the bands (a column is one line), and
+  // where a band ring also runs along that column (its turns at the ends, its detours
+  // around the hole) the two would share those vertical links; so would the detour of
+  // a column cut by the hole. Such "hot" columns get no shard of their own (weight 0,
+  // their share spread over the others): a band ring edge between two chips that own
+  // nothing already carries the full 2x buffer, so the busiest link stays at that and
+  // no column traffic is added on top. (On a torus the column groups avoid the bands'
+  // lines, which are a contiguous arc of every column, and nothing is needed.)
+  if (!torus && nb > 0) {
+    std::vector<uint32_t> w(U, 1);
+    for (const RingSpec& sp : specs) {
+      if (sp.cols.size() != (size_t)U || sp.cyc.size() < 2) continue;
+      bool band_ring = false;
+      for (ChipId c : sp.cyc) band_ring = band_ring || fr.v(c) != fr.v(sp.cyc[0]);
+      if (!band_ring) continue;
+      for (size_t k = 0; k < sp.cyc.size(); ++k) {
+        const ChipId a = sp.cyc[k], b = sp.cyc[(k + 1) % sp.cyc.size()];
+        if (fr.v(a) != fr.v(b) || fr.t.distance(a, b) > 1) w[fr.u(a)] = w[fr.u(b)] = 0;
+      }
+    }
+    for (int u = 0; u < U; ++u)
+      for (int v = 0; v < V; ++v)
+        if (!fr.live(u, v) || (v + 1 < V && !fr.vlink(u, v))) w[u] = 0;
+    bool any = false;
+    for (uint32_t x : w) any = any || x > 0;
+    if (any)
+      for (RingSpec& sp : specs)
+        if (sp.cols.size() == (size_t)U) sp.weight = w;
+  }
+  return specs;
+}
+
+// shrink: the largest rectangle of live chips with live links inside (wrapping on a
+// torus). Among equally large ones, one spanning a whole torus dimension (its lines
+// close into rings) is preferred, the first-phase dimension (x unless `x_first` is
+// false) first; then the lowest (y, x) corner.
+struct Rect {
+  int x0 = 0, y0 = 0, w = 0, h = 0;
+};
+Rect largest_rect(const FaultSet& f, bool x_first) {
+  const Topology2D& t = f.topology();
+  const int W = t.width(), H = t.height();
+  const bool torus = t.torus();
+  auto ok_chip = [&](int x, int y) { return !f.chip_dead(t.id(x % W, y % H)); };
+  auto link_ok = [&](int x, int y, Port p) {
+    const ChipId a = t.id(x % W, y % H);
+    const long n = t.neighbour(a, p);
+    return n >= 0 && !f.link_dead(a, p) && !f.link_dead((ChipId)n, opposite(p));
+  };
+  Rect best;
+  auto score = [&](const Rect& r) {
+    const long a = (long)r.w * r.h;
+    const int fw = torus && r.w == W, fh = torus && r.h == H;
+    return a * 4 + (x_first ? 2 * fw + fh : 2 * fh + fw);
+  };
+  for (int y0 = 0; y0 < H; ++y0)
+    for (int x0 = 0; x0 < W; ++x0) {
+      if (!ok_chip(x0, y0)) continue;
+      // Grow heights row by row; for each height the widest run that stays valid.
+      int maxw = torus ? W : W - x0;
+      for (int h = 1; h <= (torus ? H : H - y0); ++h) {
+        const int y = y0 + h - 1;
+        int w = 0;
+        while (w < maxw) {
+          const int x = x0 + w;
+          if (!ok_chip(x, y)) break;
+          if (w > 0 && !link_ok(x - 1, y, kEast)) break;
+          if (h > 1 && !link_ok(x, y - 1, kNorth)) break;
+          ++w;
+        }
+        maxw = w;
+        if (maxw == 0) break;
+        const Rect r{x0, y0, maxw, h};
+        if (score(r) > score(best)) best = r;
+      }
+    }
+  return best;
+}
+
+// One ring over the given cycle, whole range: used by ring/biring/altring/snake.
+void single_ring(ScheduleBuilder& b, const RingSpec& spec, uint32_t words, uint32_t chunk) {
+  std::vector<Job> jobs;
+  make_jobs(spec, 0, words, &jobs);
+  emit(b, jobs, true, b.phase("reduce-scatter"), chunk);
+  emit(b, jobs, false, b.phase("all-gather"), chunk);
+}
+
+}  // namespace
+
+Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
+  if (p.words < 1) throw ConfigError("allreduce size: words must be >= 1 (got 0)");
+  if (p.chunk_words < 1) throw ConfigError("allreduce chunk: chunk words must be >= 1 (got 0)");
+  const std::string cut_off = f.connectivity();
+  if (!cut_off.empty()) throw ConfigError("allreduce needs the live chips connected: " + cut_off);
+  const Topology2D& t = f.topology();
+  const int W = t.width(), H = t.height();
+  ScheduleBuilder b(t.chips(), p.words);
+  const uint32_t S = p.words, cw = p.chunk_words;
+
+  if (p.algo == Algo::TwoD && f.live_chips() < t.chips())
+    throw ConfigError(std::string("--algo 2d needs every chip alive (dead: ") + f.describe() +
+                      "); use --algo ft2d, or the baselines shrink or snake");
+
+  // Single rings: ring, biring, altring, snake.
+  if (p.algo == Algo::Ring || p.algo == Algo::BiRing || p.algo == Algo::AltRing ||
+      p.algo == Algo::Snake) {
+    for (ChipId c = 0; c < (ChipId)t.chips(); ++c) b.set_participant(c, !f.chip_dead(c));
+    std::vector<ChipId> order;  // the cycle through the live chips
+    if (W == 1 || H == 1) {
+      for (ChipId c = 0; c < (ChipId)t.chips(); ++c)
+        if (!f.chip_dead(c)) order.push_back(c);
+    } else if (p.algo == Algo::AltRing) {
+      // The boustrophedon path (row 0 east, row 1 west, ...); alternate-node below.
+      for (int y = 0; y < H; ++y)
+        for (int i = 0; i < W; ++i) {
+          const int x = y % 2 == 0 ? i : W - 1 - i;
+          if (!f.chip_dead(t.id(x, y))) order.push_back(t.id(x, y));
+        }
+    }
+    RingSpec s;
+    if (W == 1 || H == 1 || p.algo == Algo::AltRing) {
+      s.cyc = p.algo == Algo::AltRing ? alt_order(order) : order;
+      s.bi = p.algo == Algo::BiRing || (p.algo == Algo::Snake && t.torus());
+    } else {
+      // A Hamiltonian cycle of the machine (holes skipped): the band ring of ft2d over
+      // all lines, i.e. the column zigzag closed by wraparound (torus) or by a full edge
+      // line as the return line (mesh). Tried sweeping columns and sweeping rows, and on
+      // a torus with the lines starting at 0 or just after the emptiest line (so a hole
+      // sits at the ends of the sweep, not in its middle); the fewest hops in all wins.
+      RingSpec z;
+      long best_hops = -1;
+      for (bool xy : {true, false}) {
+        const Frame fr(f, xy);
+        auto line_full = [&](int v) {
+          for (int u = 0; u < fr.U; ++u)
+            if (!fr.live(u, v) || (u + 1 < fr.U && !fr.ulink(u, v))) return false;
+          return true;
+        };
+        std::vector<int> starts = {0};
+        if (t.torus()) {
+          int emptiest = 0, least = fr.U + 1;
+          for (int v = 0; v < fr.V; ++v) {
+            int live = 0;
+            for (int u = 0; u < fr.U; ++u) live += fr.live(u, v);
+            if (live < least) least = live, emptiest = v;
+          }
+          // After the last of a run of emptiest lines.
+          for (int k = 1; k < fr.V; ++k) {
+            const int next = (emptiest + 1) % fr.V;
+            int live = 0;
+            for (int u = 0; u < fr.U; ++u) live += fr.live(u, next);
+            if (live != least) break;
+            emptiest = next;
+          }
+          starts.push_back((emptiest + 1) % fr.V);
+        }
+        for (int st : starts) {
+          std::vector<int> ls(fr.V);
+          for (int i = 0; i < fr.V; ++i) ls[i] = (st + i) % fr.V;
+          const int ret = t.torus() ? -1 : line_full(0) ? 0 : line_full(fr.V - 1) ? fr.V - 1 : -1;
+          std::vector<ChipId> cyc = band_cycle(fr, ls, ret);
+          long hops = 0;
+          for (size_t k = 0; k < cyc.size(); ++k) hops += t.distance(cyc[k], cyc[(k + 1) % cyc.size()]);
+          if (best_hops < 0 || hops < best_hops) {
+            best_hops = hops;
+            z.cyc = cyc;
+          }
+        }
+      }
+      s.cyc = z.cyc;
+      s.bi = p.algo == Algo::BiRing || (p.algo == Algo::Snake && t.torus());
+    }
+    for (ChipId c : s.cyc) s.cols.push_back({c});
+    if (s.cyc.size() >= 2) single_ring(b, s, S, cw);
+    return b.finish();
+  }
+
+  // The 2-D family.
+  Rect r{0, 0, W, H};
+  if (p.algo == Algo::Shrink) r = largest_rect(f, p.order != Order::YX);
+  for (ChipId c = 0; c < (ChipId)t.chips(); ++c) {
+    bool on = !f.chip_dead(c);
+    if (p.algo == Algo::Shrink) {
+      const int dx = (t.x(c) - r.x0 + W) % W, dy = (t.y(c) - r.y0 + H) % H;
+      on = dx < r.w && dy < r.h;
+    }
+    b.set_participant(c, on);
+  }
+  struct Part {
+    bool xy;
+    uint32_t lo, hi;
+  };
+  std::vector<Part> parts;
+  if (p.order == Order::XY) parts.push_back({true, 0, S});
+  if (p.order == Order::YX) parts.push_back({false, 0, S});
+  if (p.order == Order::Both) {
+    parts.push_back({true, 0, S / 2});
+    parts.push_back({false, S / 2, S});
+  }
+  std::vector<TwoLevel> tl(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Frame fr(f, parts[i].xy);
+    std::vector<RingSpec> specs;
+    if (p.algo == Algo::FT2D) {
+      specs = ft2d_specs(fr);
+    } else if (parts[i].xy) {
+      specs = rect_specs(fr, r.x0, r.w, r.y0, r.h);
+    } else {
+      specs = rect_specs(fr, r.y0, r.h, r.x0, r.w);
+    }
+    two_level(fr, specs, parts[i].lo, parts[i].hi, &tl[i]);
+  }
+  // Phases: first dimension reduce-scatter, second dimension reduce-scatter, second
+  // all-gather, first all-gather; the two halves of order both run side by side.
+  auto name = [&](size_t i, const char* what, bool first) {
+    const bool x = parts[i].xy == first;
+    std::string n = std::string(what) + (x ? " x" : " y");
+    if (parts.size() > 1) n += parts[i].xy ? " (xy half)" : " (yx half)";
+    return b.phase(n);
+  };
+  std::vector<int> ph(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "reduce-scatter", true);
+  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
+  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "reduce-scatter", false);
+  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs2, true, ph[i], cw);
+  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "all-gather", false);
+  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs2, false, ph[i], cw);
+  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "all-gather", true);
+  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs1, false, ph[i], cw);
+  return b.finish();
+}
+
+ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
+                           const std::vector<RouteTable>& tables) {
+  const int chips = t.chips();
+  ScheduleLoad L;
+  L.link_words.assign((size_t)chips * kNumNetPorts, 0);
+  L.chip_hbm_words.assign(chips, 0);
+  L.chip_reduce_words.assign(chips, 0);
+  for (const Xfer& x : s.xfers) {
+    ChipId c = x.src;
+    int hops = 0;
+    while (c != x.dst) {
+      const uint8_t port = tables[c].lookup(x.dst).port;
+      const long n = port < kNumNetPorts ? t.neighbour(c, (Port)port) : -1;
+      if (n < 0 || ++hops > chips)
+        throw ConfigError("schedule_load: the route tables do not lead from chip " +
+                          std::to_string(x.src) + " to chip " + std::to_string(x.dst));
+      L.link_words[(size_t)c * kNumNetPorts + port] += x.len;
+      c = (ChipId)n;
+    }
+    L.max_hops = std::max(L.max_hops, hops);
+    L.chip_hbm_words[x.src] += x.len;
+    L.chip_hbm_words[x.dst] += x.reduce ? 2ull * x.len : x.len;
+    if (x.reduce) L.chip_reduce_words[x.dst] += x.len;
+  }
+  for (uint64_t w : L.link_words) L.max_link_words = std::max(L.max_link_words, w);
+  return L;
+}
+
+double algorithm_bound_words(const ScheduleLoad& l) { return (double)l.max_link_words; }
+
+double topology_bound_words(const FaultSet& f, const std::vector<char>& participant,
+                            uint32_t words) {
+  const Topology2D& t = f.topology();
+  const int W = t.width(), H = t.height(), chips = t.chips();
+  int n = 0;
+  for (char p : participant) n += p != 0;
+  if (n < 2) return 0.0;
+  double best = 0.0;
+  // (a) Degree: a participant sends 2 (n-1)/n of the buffer over its live out-links.
+  for (int c = 0; c < chips; ++c) {
+    if (!participant[c]) continue;
+    int links = 0;
+    for (int p = 0; p < kNumNetPorts; ++p) links += !f.link_dead((ChipId)c, (Port)p);
+    if (links == 0) continue;  // unreachable when connected
+    best = std::max(best, 2.0 * words * (n - 1) / ((double)n * links));
+  }
+  // (b) Straight cuts: a set of whole columns (rows) against the rest. On a mesh one
+  // cut line: columns [0, k) | [k, W). On a torus a cut needs two lines: columns
+  // [a, b) (cyclic) | the rest. Each side must receive the full buffer's worth of the
+  // other side's contribution, so words / (live links crossing toward it).
+  auto cut_bound = [&](bool vertical) {
+    const int D = vertical ? W : H, E = vertical ? H : W;
+    auto chip_at = [&](int d, int e) { return vertical ? t.id(d, e) : t.id(e, d); };
+    const Port plus = vertical ? kEast : kNorth, minus = vertical ? kWest : kSouth;
+    // in_side(d) for d in [a, a+len) cyclic.
+    const int starts = t.torus() ? D : 1;
+    for (int a = 0; a < starts; ++a)
+      for (int len = 1; len < D; ++len) {
+        std::vector<char> side(D, 0);
+        for (int i = 0; i < len; ++i) side[(a + i) % D] = 1;
+        int pin = 0, pout = 0;
+        for (int d = 0; d < D; ++d)
+          for (int e = 0; e < E; ++e)
+            if (participant[chip_at(d, e)]) (side[d] ? pin : pout)++;
+        if (pin == 0 || pout == 0) continue;
+        long to_in = 0, to_out = 0;  // live link directions crossing into / out of side
+        for (int d = 0; d < D; ++d)
+          for (int e = 0; e < E; ++e)
+            for (Port p : {plus, minus}) {
+              const ChipId c = chip_at(d, e);
+              const long nb = t.neighbour(c, p);
+              if (nb < 0 || f.link_dead(c, p)) continue;
+              const int dn = vertical ? t.x((ChipId)nb) : t.y((ChipId)nb);
+              if (side[d] == side[dn]) continue;
+              (side[d] ? to_out : to_in)++;
+            }
+        for (long links : {to_in, to_out})
+          best = std::max(best, links == 0 ? 1e300 : (double)words / links);
+      }
+  };
+  cut_bound(true);
+  cut_bound(false);
+  return best;
+}
+
+}  // namespace fm::coll

@@ -1,0 +1,399 @@
+// Collective schedules (models/collective/): the dependency rules on hand-made
+// schedules, functional truth of every algorithm on real data (list order and random
+// dependency-respecting orders) over many machines and fault sets, and link loads
+// against hand formulas and the topology lower bound.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "models/collective/algorithms.h"
+#include "models/collective/reference.h"
+#include "models/routing/routes.h"
+
+using namespace fm;
+using namespace fm::coll;
+
+namespace {
+
+std::vector<uint32_t> deps(const std::vector<uint32_t>& off, const std::vector<uint32_t>& idx,
+                           uint32_t i) {
+  return std::vector<uint32_t>(idx.begin() + off[i], idx.begin() + off[i + 1]);
+}
+std::vector<uint32_t> send_deps(const Schedule& s, uint32_t i) {
+  return deps(s.send_dep_off, s.send_dep_idx, i);
+}
+std::vector<uint32_t> apply_deps(const Schedule& s, uint32_t i) {
+  return deps(s.apply_dep_off, s.apply_dep_idx, i);
+}
+using V = std::vector<uint32_t>;
+
+NetworkConfig machine(int w, int h, bool torus) {
+  NetworkConfig n;
+  n.width = w;
+  n.height = h;
+  n.topology = torus ? Topology::Torus : Topology::Mesh;
+  n.vcs = 8;  // enough for lash to route every fault set here minimally
+  return n;
+}
+
+std::string name(const NetworkConfig& n, const AlgoParams& p) {
+  std::string s = std::to_string(n.width) + "x" + std::to_string(n.height) +
+                  (n.torus() ? " torus" : " mesh") + " " + to_string(p.algo) + " " +
+                  to_string(p.order) + " words " + std::to_string(p.words) + " chunk " +
+                  std::to_string(p.chunk_words);
+  for (const Coord& c : n.faults.chips) s += " chip " + std::to_string(c.x) + "," + std::to_string(c.y);
+  for (const Coord& c : n.faults.boards) s += " board " + std::to_string(c.x) + "," + std::to_string(c.y);
+  for (const LinkFault& l : n.faults.links) s += " link " + to_string(l);
+  return s;
+}
+
+// Runs the schedule in list order and three random dependency-respecting orders, checks
+// the participants (live chips, or shrink's rectangle), and that the algorithm does not
+// beat the topology's lower bound. Returns the schedule for further checks.
+Schedule check_sums(const NetworkConfig& n, const AlgoParams& p) {
+  const std::string what = name(n, p);
+  if (getenv("COLL_TRACE")) fprintf(stderr, "%s\n", what.c_str());
+  FaultSet f(n);
+  const Schedule s = build_schedule(f, p);
+  EXPECT_EQ(s.words, p.words) << what;
+  int expect_participants = f.live_chips();
+  if (p.algo == Algo::Shrink) expect_participants = s.participants();  // checked below
+  EXPECT_EQ(s.participants(), expect_participants) << what;
+  for (size_t c = 0; c < s.participant.size(); ++c)
+    if (s.participant[c]) {
+      EXPECT_FALSE(f.chip_dead((ChipId)c)) << what << " dead chip " << c;
+    }
+  for (uint64_t seed : {0, 1, 2, 3}) {
+    const std::string r = execute_reference(s, seed);
+    EXPECT_EQ(r, "") << what << " seed " << seed;
+    if (!r.empty()) break;
+  }
+  // An algorithm cannot beat a lower bound.
+  const RouteSet rs = build_routes(n, f);
+  const ScheduleLoad l = schedule_load(s, f.topology(), rs.tables);
+  const double tb = topology_bound_words(f, s.participant, p.words);
+  EXPECT_LE(tb, algorithm_bound_words(l) * (1 + 1e-12)) << what;
+  return s;
+}
+
+const Algo kAll[] = {Algo::Ring, Algo::BiRing, Algo::AltRing, Algo::TwoD,
+                     Algo::FT2D, Algo::Shrink, Algo::Snake};
+
+}  // namespace
+
+// ---- Dependency rules on hand-made schedules --------------------------------------
+
+TEST(CollectiveDeps, ReduceAfterReduceCommutesCopyDoesNot) {
+  ScheduleBuilder b(3, 10);
+  const int ph = b.phase("p");
+  b.add(0, 1, 0, 4, true, ph);   // 0: reduce into chip 1 [0,4)
+  b.add(2, 1, 2, 4, true, ph);   // 1: reduce into chip 1 [2,6): commutes with 0
+  b.add(0, 1, 3, 2, false, ph);  // 2: copy into chip 1 [3,5): after both reduces
+  b.add(2, 1, 4, 1, true, ph);   // 3: reduce after the copy: after it
+  const Schedule s = b.finish();
+  EXPECT_EQ(apply_deps(s, 0), V{});
+  EXPECT_EQ(apply_deps(s, 1), V{});
+  EXPECT_EQ(apply_deps(s, 2), (V{0, 1}));
+  EXPECT_EQ(apply_deps(s, 3), V{2});
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(send_deps(s, i), V{}) << i;
+}
+
+TEST(CollectiveDeps, WriteAfterReadWaitsForTheRead) {
+  ScheduleBuilder b(3, 8);
+  const int ph = b.phase("p");
+  b.add(1, 2, 0, 4, true, ph);   // 0: chip 1 reads [0,4)
+  b.add(0, 1, 2, 4, false, ph);  // 1: copy into chip 1 [2,6): must wait for read 0
+  b.add(0, 1, 4, 4, true, ph);   // 2: reduce into chip 1 [4,8): after copy 1 (overlap)
+  b.add(0, 1, 6, 2, true, ph);   // 3: reduce [6,8): commutes with 2, no read there
+  const Schedule s = b.finish();
+  EXPECT_EQ(apply_deps(s, 1), V{0});
+  EXPECT_EQ(apply_deps(s, 2), V{1});
+  EXPECT_EQ(apply_deps(s, 3), V{});
+}
+
+TEST(CollectiveDeps, SendWaitsForEarlierWritesIntoItsRangeOnly) {
+  ScheduleBuilder b(4, 8);
+  const int ph = b.phase("p");
+  b.add(0, 1, 0, 4, true, ph);  // 0: into chip 1 [0,4)
+  b.add(2, 1, 0, 2, true, ph);  // 1: into chip 1 [0,2)
+  b.add(1, 3, 2, 2, true, ph);  // 2: chip 1 sends [2,4): needs 0, not 1
+  b.add(1, 3, 4, 4, true, ph);  // 3: chip 1 sends [4,8): nothing written there
+  b.add(3, 1, 0, 8, false, ph);  // 4: copy over chip 1: after 0, 1 and reads 2, 3
+  b.add(1, 2, 0, 8, true, ph);   // 5: chip 1 sends: only the copy matters now
+  const Schedule s = b.finish();
+  EXPECT_EQ(send_deps(s, 2), V{0});
+  EXPECT_EQ(send_deps(s, 3), V{});
+  EXPECT_EQ(apply_deps(s, 4), (V{0, 1, 2, 3}));
+  EXPECT_EQ(send_deps(s, 5), V{4});
+  EXPECT_EQ(execute_reference(s, 0).empty(), false);  // not an allreduce: sums differ
+}
+
+TEST(CollectiveDeps, RandomOrderCatchesAMissingDependency) {
+  // A two-chip allreduce by hand: 0 -> 1 reduce, 1 -> 0 copy. Correct as built; with the
+  // copy's send dependency removed, some random order sends before the reduce arrived.
+  ScheduleBuilder b(2, 16);
+  b.set_participant(0, true);
+  b.set_participant(1, true);
+  const int ph = b.phase("p");
+  b.add(0, 1, 0, 16, true, ph);
+  b.add(1, 0, 0, 16, false, ph);
+  Schedule s = b.finish();
+  ASSERT_EQ(send_deps(s, 1), V{0});
+  for (uint64_t seed : {0, 1, 2, 3, 4}) EXPECT_EQ(execute_reference(s, seed), "") << seed;
+  s.send_dep_idx.clear();
+  s.send_dep_off.assign(3, 0);
+  int bad = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) bad += !execute_reference(s, seed).empty();
+  EXPECT_GT(bad, 0);
+  EXPECT_EQ(execute_reference(s, 0), "");  // list order does not need the deps
+}
+
+TEST(CollectiveDeps, InitialWordsDiffer) {
+  EXPECT_NE(initial_word(0, 0), initial_word(1, 0));
+  EXPECT_NE(initial_word(0, 0), initial_word(0, 1));
+  EXPECT_EQ(initial_word(5, 7), initial_word(5, 7));
+}
+
+// ---- Functional truth ----------------------------------------------------------------
+
+TEST(CollectiveSums, EveryAlgorithmFaultFree) {
+  const int sizes[][2] = {{1, 1}, {2, 2}, {3, 5}, {5, 4}, {7, 7}, {8, 8}, {1, 8}, {8, 1}, {2, 6}, {4, 3}};
+  for (bool torus : {false, true})
+    for (const auto& sz : sizes)
+      for (Algo a : kAll)
+        for (Order o : {Order::XY, Order::YX, Order::Both}) {
+          const bool two_d = a == Algo::TwoD || a == Algo::FT2D || a == Algo::Shrink;
+          if (!two_d && o != Order::XY) continue;
+          AlgoParams p;
+          p.algo = a;
+          p.order = o;
+          p.words = 53;  // not divisible by any ring size here: uneven shards
+          p.chunk_words = 4;
+          check_sums(machine(sz[0], sz[1], torus), p);
+        }
+}
+
+TEST(CollectiveSums, FewerWordsThanChips) {
+  // Zero-length shards are skipped; the sum is still exact.
+  for (Algo a : kAll) {
+    AlgoParams p;
+    p.algo = a;
+    p.order = Order::Both;
+    p.words = 3;
+    p.chunk_words = 1;
+    check_sums(machine(5, 4, true), p);
+    check_sums(machine(4, 5, false), p);
+  }
+}
+
+TEST(CollectiveSums, EverySingleBoardHoleOn8x8) {
+  for (bool torus : {false, true})
+    for (int bx = 0; bx < 4; ++bx)
+      for (int by = 0; by < 4; ++by)
+        for (Algo a : {Algo::FT2D, Algo::Shrink, Algo::Snake})
+          for (Order o : {Order::XY, Order::YX, Order::Both}) {
+            if (a == Algo::Snake && o != Order::XY) continue;
+            NetworkConfig n = machine(8, 8, torus);
+            n.faults.boards = {Coord{bx, by}};
+            AlgoParams p;
+            p.algo = a;
+            p.order = o;
+            p.words = 97;
+            p.chunk_words = 5;
+            check_sums(n, p);
+          }
+}
+
+TEST(CollectiveSums, OddMachinesChipHolesLinkFaultsAndTwoHoles) {
+  struct Case {
+    int w, h;
+    std::vector<Coord> chips, boards;
+    std::vector<LinkFault> links;
+  };
+  const std::vector<Case> cases = {
+      {3, 5, {{1, 2}}, {}, {}},
+      {5, 4, {{0, 0}}, {}, {}},
+      {7, 7, {{3, 3}}, {}, {}},
+      {7, 7, {}, {{1, 1}}, {}},  // a 2x2 board in the middle of 7x7
+      {7, 7, {}, {{3, 3}}, {}},  // the 1x1 corner board of 7x7
+      {8, 8, {}, {{0, 0}, {3, 3}}, {}},
+      {8, 8, {}, {{1, 1}, {2, 2}}, {}},  // two boards touching at a corner
+      {8, 8, {}, {{1, 1}, {1, 2}}, {}},  // a 2x4 hole
+      {8, 8, {}, {}, {{{3, 3}, kEast, true}}},
+      {8, 8, {}, {}, {{{3, 3}, kEast, true}, {{5, 1}, kNorth, true}}},
+      {8, 8, {{6, 6}}, {{1, 1}}, {{{3, 5}, kNorth, true}}},
+      {6, 5, {}, {}, {{{2, 2}, kEast, false}}},  // one-way
+      {2, 2, {{1, 1}}, {}, {}},
+      {1, 8, {{0, 3}}, {}, {}},
+      {8, 1, {{5, 0}}, {}, {}},
+  };
+  for (const Case& c : cases)
+    for (bool torus : {false, true}) {
+      if ((c.w == 1 || c.h == 1) && !torus) continue;  // a dead chip cuts a mesh line
+      NetworkConfig n = machine(c.w, c.h, torus);
+      n.faults.chips = c.chips;
+      n.faults.boards = c.boards;
+      n.faults.links = c.links;
+      {
+        FaultSet f(n);
+        if (!f.connectivity().empty()) continue;
+      }
+      for (Algo a : kAll)
+        for (Order o : {Order::XY, Order::YX, Order::Both}) {
+          const bool two_d = a == Algo::FT2D || a == Algo::Shrink || a == Algo::TwoD;
+          if (!two_d && o != Order::XY) continue;
+          const bool holes = !c.chips.empty() || !c.boards.empty();
+          if (a == Algo::TwoD && holes) continue;
+          AlgoParams p;
+          p.algo = a;
+          p.order = o;
+          p.words = 61;
+          p.chunk_words = 3;
+          check_sums(n, p);
+        }
+    }
+}
+
+TEST(CollectiveSums, TwoDRefusesHolesNamingTheAlternatives) {
+  NetworkConfig n = machine(8, 8, false);
+  n.faults.boards = {Coord{1, 1}};
+  FaultSet f(n);
+  AlgoParams p;
+  p.algo = Algo::TwoD;
+  p.words = 10;
+  p.chunk_words = 2;
+  try {
+    build_schedule(f, p);
+    FAIL() << "2d accepted a hole";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--algo ft2d"), std::string::npos) << e.what();
+  }
+  p.words = 0;
+  p.algo = Algo::FT2D;
+  EXPECT_THROW(build_schedule(f, p), ConfigError);
+}
+
+TEST(CollectiveSums, ShrinkUsesTheLargestFaultFreeRectangle) {
+  // 8x8 mesh, board (1,1) dead (chips x,y in 2..3): the largest rectangle is 8x4
+  // (rows 4..7), 32 chips.
+  NetworkConfig n = machine(8, 8, false);
+  n.faults.boards = {Coord{1, 1}};
+  AlgoParams p;
+  p.algo = Algo::Shrink;
+  p.words = 40;
+  p.chunk_words = 8;
+  const Schedule s = check_sums(n, p);
+  EXPECT_EQ(s.participants(), 32);
+  // On a torus the rectangle may wrap: everything but rows 2..3 is 8x6 = 48 chips.
+  n.topology = Topology::Torus;
+  EXPECT_EQ(check_sums(n, p).participants(), 48);
+}
+
+// ---- Loads against hand formulas -------------------------------------------------------
+
+namespace {
+ScheduleLoad load_of(const NetworkConfig& n, const AlgoParams& p) {
+  FaultSet f(n);
+  const Schedule s = build_schedule(f, p);
+  return schedule_load(s, f.topology(), build_routes(n, f).tables);
+}
+uint64_t max_on(const ScheduleLoad& l, const Topology2D& t, std::initializer_list<Port> ports) {
+  uint64_t m = 0;
+  for (int c = 0; c < t.chips(); ++c)
+    for (Port p : ports) m = std::max(m, l.link_words[c * 4 + p]);
+  return m;
+}
+}  // namespace
+
+TEST(CollectiveLoad, RingsOnALineMatchTheRingFormula) {
+  // A ring of N chips moves 2 (N-1)/N of the buffer over each ring edge; shards differ
+  // by at most one word, so the busiest edge is within 2 words of the formula.
+  for (int N : {2, 3, 5, 8, 13})
+    for (uint32_t S : {100u, 101u, 997u}) {
+      const double ring = 2.0 * (N - 1) / N * S;
+      AlgoParams p;
+      p.words = S;
+      p.chunk_words = 7;
+      // Mesh line, one-way natural ring: east links carry one edge each, the closing
+      // edge runs back over every west link.
+      p.algo = Algo::Ring;
+      EXPECT_NEAR((double)load_of(machine(N, 1, false), p).max_link_words, ring, 2.0) << N << " " << S;
+      // Mesh line, alternate-node ring: each link direction carries one ring edge.
+      p.algo = Algo::AltRing;
+      EXPECT_NEAR((double)load_of(machine(1, N, false), p).max_link_words, ring, 2.0) << N << " " << S;
+      // Torus ring, both ways: half the buffer each way.
+      if (N >= 3) {
+        p.algo = Algo::BiRing;
+        EXPECT_NEAR((double)load_of(machine(N, 1, true), p).max_link_words, ring / 2, 2.0) << N << " " << S;
+      }
+    }
+}
+
+TEST(CollectiveLoad, TwoDMatchesTheTwoDimensionalFormula) {
+  // Fault-free W x H, order xy, S a multiple of 4 W H so every shard is whole.
+  //   torus: each row a ring both ways, then each column on the 1/W it owns:
+  //          X links S (W-1)/W, Y links S (H-1)/(W H).
+  //   mesh:  alternate-node rings one way: X links 2 S (W-1)/W, Y links 2 S (H-1)/(W H).
+  const int sizes[][2] = {{3, 3}, {4, 3}, {5, 7}, {8, 8}, {6, 4}};
+  for (const auto& sz : sizes) {
+    const int W = sz[0], H = sz[1];
+    const uint32_t S = 4u * W * H * 5;
+    AlgoParams p;
+    p.algo = Algo::TwoD;
+    p.words = S;
+    p.chunk_words = 11;
+    for (bool torus : {true, false}) {
+      const NetworkConfig n = machine(W, H, torus);
+      const Topology2D t(n);
+      const ScheduleLoad l = load_of(n, p);
+      const uint64_t k = torus ? 1 : 2;
+      EXPECT_EQ(max_on(l, t, {kEast, kWest}), k * S * (W - 1) / W) << W << "x" << H << torus;
+      EXPECT_EQ(max_on(l, t, {kNorth, kSouth}), k * S * (H - 1) / (W * H)) << W << "x" << H << torus;
+      EXPECT_EQ(l.max_hops, torus ? 1 : 2);
+      // Order yx is the transpose.
+      AlgoParams q = p;
+      q.order = Order::YX;
+      const ScheduleLoad m = load_of(n, q);
+      EXPECT_EQ(max_on(m, t, {kNorth, kSouth}), k * S * (H - 1) / H) << W << "x" << H << torus;
+      EXPECT_EQ(max_on(m, t, {kEast, kWest}), k * S * (W - 1) / (W * H)) << W << "x" << H << torus;
+    }
+  }
+}
+
+TEST(CollectiveLoad, HbmAndReduceWordsOfARing) {
+  // Ring of N on a torus line: each chip adds (N-1)/N of the buffer, reads for sends
+  // 2 (N-1)/N, writes copies (N-1)/N.
+  const int N = 5;
+  const uint32_t S = 100;
+  AlgoParams p;
+  p.algo = Algo::Ring;
+  p.words = S;
+  p.chunk_words = 3;
+  const ScheduleLoad l = load_of(machine(N, 1, true), p);
+  for (int c = 0; c < N; ++c) {
+    EXPECT_EQ(l.chip_reduce_words[c], S * (N - 1) / N);
+    EXPECT_EQ(l.chip_hbm_words[c], 2 * S * (N - 1) / N + S * (N - 1) / N + 2 * S * (N - 1) / N);
+  }
+}
+
+TEST(CollectiveLoad, TopologyBoundFormulas) {
+  // Fault-free 8x8 torus: degree bound 2 S (n-1)/(4 n) (cuts: S / 16 for two lines of 8).
+  const uint32_t S = 6400;
+  NetworkConfig n = machine(8, 8, true);
+  FaultSet f(n);
+  std::vector<char> all(64, 1);
+  EXPECT_DOUBLE_EQ(topology_bound_words(f, all, S), 2.0 * S * 63 / (4 * 64));
+  // 8x1 mesh line: an end chip has one link: 2 S (n-1)/n over it.
+  NetworkConfig line = machine(8, 1, false);
+  FaultSet fl(line);
+  EXPECT_DOUBLE_EQ(topology_bound_words(fl, std::vector<char>(8, 1), S), 2.0 * S * 7 / 8);
+  // A chip next to a hole has 3 live links: 2 S (n-1) / (3 n).
+  n.faults.chips = {Coord{3, 3}};
+  FaultSet fh(n);
+  std::vector<char> live(64, 1);
+  live[3 * 8 + 3] = 0;
+  EXPECT_DOUBLE_EQ(topology_bound_words(fh, live, S), 2.0 * S * 62 / (3 * 63));
+}
