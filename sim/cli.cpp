@@ -21,6 +21,7 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  traffic        synthetic traffic on a mesh/torus: latency, throughput, link load\n"
+    "  allreduce      one allreduce on TPU-like chips, fault-free or around holes\n"
     "  latency-sweep  step the injection rate, print the latency-throughput curve and\n"
     "                 the saturation point\n"
     "  routes         build the route tables for a fault set, prove them connected and\n"
@@ -103,7 +104,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "bench") return cmd_bench(args);
     if (cmd == "routes") return cmd_routes(args);
     if (cmd == "cosim") return cmd_cosim(args);
-    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | bench | cosim");
+    if (cmd == "allreduce") return cmd_allreduce(args);
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim");
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;

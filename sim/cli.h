@@ -29,6 +29,7 @@ int cmd_latency_sweep(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
 int cmd_routes(const std::vector<std::string>& args);
 int cmd_cosim(const std::vector<std::string>& args);
+int cmd_allreduce(const std::vector<std::string>& args);
 
 // Writes `text` to `path` atomically (temporary file + rename); throws UsageError.
 void write_file_atomic(const std::string& path, const std::string& text);

@@ -62,11 +62,11 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
 
 }  // namespace
 
-po::options_description network_options() {
-  const NetworkConfig d;
+po::options_description network_options(const NetworkConfig& d) {
   po::options_description o("Network and router");
   o.add_options()
-    ("mesh", po::value<std::string>()->default_value("8x8"), "chips WxH (each 2..4096)")
+    ("mesh", po::value<std::string>()->default_value(std::to_string(d.width) + "x" + std::to_string(d.height)),
+     "chips WxH (each 2..4096)")
     ("topology", po::value<std::string>()->default_value(to_string(d.topology)),
      "mesh | torus (torus adds wraparound links)")
     ("board", po::value<std::string>()->default_value("2x2"), "chips per board WxH")

@@ -12,7 +12,8 @@ namespace fm {
 namespace po = boost::program_options;
 
 // Network, traffic and run options with their defaults taken from Config{}.
-po::options_description network_options();
+// defaults: what the command uses when an option is not given (Config{} for most).
+po::options_description network_options(const NetworkConfig& defaults = NetworkConfig{});
 po::options_description traffic_options();
 po::options_description output_options();
 

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "models/route_table.h"
+#include "tb/driver.h"
 #include "tb/traffic_pattern.h"
 
 namespace fm {
@@ -32,85 +34,22 @@ namespace {
 using Clk = std::chrono::steady_clock;
 double since(Clk::time_point t) { return std::chrono::duration<double>(Clk::now() - t).count(); }
 
-// Drives the SystemC kernel cycle by cycle in chunks and applies the guards.
-class Driver {
- public:
-  Driver(Network& net, const Config& cfg, const RunOptions& opt, TrafficResult& r)
-      : net_(net), cfg_(cfg), opt_(opt), r_(r), start_(Clk::now()) {}
-
-  // Simulates until `target` cycles have been evaluated, or a guard fires (false).
-  bool run_until(Cycle target, Cycle chunk_max = 1024) {
-    while (done_ < target) {
-      const Cycle chunk = std::min<Cycle>(target - done_, chunk_max);
-      sc_core::sc_start(net_.clock().period() * (double)chunk);
-      done_ += chunk;
-      if (!check()) return false;
-    }
-    return true;
-  }
-  Cycle done() const { return done_; }
-
-  // Guards: invariant violations and the no-progress watchdog. Returns false to stop.
-  bool check() {
-    const NetCounters c = net_.counters();
-    if (c.violations) {
-      r_.stop_reason = "violation";
-      r_.message = net_.first_violation();
-      return false;
-    }
-    const uint64_t moved = c.flits_switched + c.flits_injected + c.flits_ejected;
-    const bool waiting = c.buffered_flits || c.queued_packets ||
-                         c.flits_injected != c.flits_ejected;
-    if (moved != last_moved_ || !waiting) {
-      last_moved_ = moved;
-      last_move_cycle_ = done_;
-    } else if (done_ - last_move_cycle_ >= cfg_.run.watchdog) {
-      r_.stop_reason = "watchdog";
-      r_.message = "watchdog: no flit moved for " + std::to_string(done_ - last_move_cycle_) +
-                   " cycles while " + std::to_string(c.buffered_flits) +
-                   " flit(s) are buffered; stuck at:\n" + net_.describe_stuck();
-      return false;
-    }
-    if (opt_.progress) progress(c);
-    return true;
-  }
-
- private:
-  void progress(const NetCounters& c) {
-    const double el = since(start_);
-    if (el < 2.0 || el - last_print_ < 0.5) return;
-    last_print_ = el;
-    const Cycle goal = cfg_.run.warmup + cfg_.run.cycles;
-    if (done_ < goal) {
-      const double frac = (double)done_ / goal;
+// The traffic run's progress line: injection phase, then draining.
+std::function<void(const NetCounters&, Cycle, double)> traffic_progress(const Config& cfg) {
+  return [&cfg](const NetCounters& c, Cycle done, double el) {
+    const Cycle goal = cfg.run.warmup + cfg.run.cycles;
+    if (done < goal) {
+      const double frac = (double)done / goal;
       std::fprintf(stderr, "\rcycle %llu  %5.1f%%  flits delivered %llu  ETA %.0fs   ",
-                   (unsigned long long)done_, 100 * frac, (unsigned long long)c.flits_ejected,
+                   (unsigned long long)done, 100 * frac, (unsigned long long)c.flits_ejected,
                    el / frac * (1 - frac));
     } else {
       std::fprintf(stderr, "\rcycle %llu  draining: %llu flit(s) in flight   ",
-                   (unsigned long long)done_,
+                   (unsigned long long)done,
                    (unsigned long long)(c.flits_injected - c.flits_ejected));
     }
-    std::fflush(stderr);
-    printed_ = true;
-  }
-
- public:
-  ~Driver() {
-    if (printed_) std::fprintf(stderr, "\r%60s\r", "");
-  }
-
- private:
-  Network& net_;
-  const Config& cfg_;
-  const RunOptions& opt_;
-  TrafficResult& r_;
-  Clk::time_point start_;
-  Cycle done_ = 0, last_move_cycle_ = 0;
-  uint64_t last_moved_ = ~0ULL;
-  double last_print_ = 0;
-  bool printed_ = false;
-};
+  };
+}
 
 struct Snapshot {
   std::vector<uint64_t> link_sent;  // per ICI link slot
@@ -170,7 +109,8 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   r.setup_seconds = since(t0);
   const auto t1 = Clk::now();
 
-  Driver drv(*net, cfg, opt, r);
+  Driver drv(*net, cfg.run.watchdog, opt.progress ? traffic_progress(cfg) : nullptr,
+             &r.stop_reason, &r.message);
   bool ok = drv.run_until(w0);
   const Snapshot s0 = snapshot(*net, w0);
   ok = ok && drv.run_until(w1);
@@ -286,10 +226,8 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   return r;
 }
 
-nlohmann::ordered_json config_json(const Config& c) {
+nlohmann::ordered_json network_json(const NetworkConfig& n) {
   nlohmann::ordered_json j;
-  const NetworkConfig& n = c.net;
-  const TrafficConfig& t = c.traffic;
   j["mesh"] = std::to_string(n.width) + "x" + std::to_string(n.height);
   j["topology"] = to_string(n.topology);
   j["board"] = std::to_string(n.board_w) + "x" + std::to_string(n.board_h);
@@ -303,6 +241,13 @@ nlohmann::ordered_json config_json(const Config& c) {
   j["link-bw"] = n.link_gbps;
   j["arbiter"] = to_string(n.arbiter);
   j["routing"] = to_string(n.routing);
+  return j;
+}
+
+nlohmann::ordered_json config_json(const Config& c) {
+  const NetworkConfig& n = c.net;
+  const TrafficConfig& t = c.traffic;
+  nlohmann::ordered_json j = network_json(n);
   j["pattern"] = to_string(t.pattern);
   j["rate"] = t.rate;
   j["packet"] = t.packet_min == t.packet_max

@@ -64,6 +64,9 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt = {});
 
 // The full effective configuration, keyed by command-line option names.
 nlohmann::ordered_json config_json(const Config& c);
+// The network part of it (every command that simulates a network has these options);
+// faults and cycle_ns are added by the callers.
+nlohmann::ordered_json network_json(const NetworkConfig& n);
 // The fault options of a configuration (part of config_json).
 void faults_json(const FaultConfig& f, nlohmann::ordered_json* j);
 // Scheme, connectivity, deadlock freedom and path statistics of a route set.

@@ -18,7 +18,7 @@ const char* regs::error_name(uint32_t e) {
     case kBadAlgo: return "unknown algorithm or order";
     case kBadParticipants: return "bad participant set";
     case kRefused: return "algorithm refused";
-    case kBusy: return "busy";
+    case kStartWhileBusy: return "busy";
     case kBadDtype: return "unknown data type";
   }
   return "?";
@@ -146,7 +146,7 @@ void Chip::fail(uint32_t code, const std::string& text) {
 bool Chip::start() {
   if (status_ == regs::kBusy) {
     // Keep the running collective; only report the refused START.
-    error_ = regs::kBusy;
+    error_ = regs::kStartWhileBusy;
     error_text_ = "START while a collective is running";
     return false;
   }

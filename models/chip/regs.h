@@ -33,7 +33,7 @@ enum Error : uint32_t {
   kBadAlgo = 5,         // unknown ALGO or ORDER
   kBadParticipants = 6, // a participant is dead or not a chip, or this chip is not one
   kRefused = 7,         // the algorithm cannot run on this fault set (e.g. 2d with holes)
-  kBusy = 8,            // START while a collective is running
+  kStartWhileBusy = 8,  // START while a collective is running
   kBadDtype = 9,        // unknown DTYPE
 };
 const char* error_name(uint32_t e);

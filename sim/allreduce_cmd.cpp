@@ -1,0 +1,176 @@
+// faultmesh allreduce: one allreduce on a machine of TPU-like chips, fault-free or
+// around holes, with its time, bandwidths, bounds, phases and link utilization.
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include "models/collective/algorithms.h"
+#include "sim/cli.h"
+#include "sim/options.h"
+#include "sim/report.h"
+#include "tb/allreduce_run.h"
+
+namespace fm {
+
+namespace {
+
+// "64MiB", "100MB", "4096", "1.5GiB": bytes. False when malformed or not positive.
+bool parse_bytes(const std::string& s, uint64_t* out) {
+  size_t pos = 0;
+  double v;
+  try {
+    v = std::stod(s, &pos);
+  } catch (...) {
+    return false;
+  }
+  const std::string unit = s.substr(pos);
+  double m = 1;
+  if (unit.empty() || unit == "B") m = 1;
+  else if (unit == "KiB") m = 1024.0;
+  else if (unit == "MiB") m = 1024.0 * 1024;
+  else if (unit == "GiB") m = 1024.0 * 1024 * 1024;
+  else if (unit == "KB" || unit == "kB") m = 1e3;
+  else if (unit == "MB") m = 1e6;
+  else if (unit == "GB") m = 1e9;
+  else return false;
+  const double b = v * m;
+  if (!(b >= 1) || b > 1e15 || b != std::floor(b)) return false;
+  *out = (uint64_t)b;
+  return true;
+}
+
+po::options_description collective_options() {
+  const Config d;
+  po::options_description o("Collective and chip");
+  o.add_options()
+    ("algo", po::value<std::string>()->default_value(coll::to_string(d.coll.algo)),
+     (std::string(coll::kAlgoNames) + " (docs/collectives.md)").c_str())
+    ("order", po::value<std::string>()->default_value(coll::to_string(d.coll.order)),
+     "2-D phase order: xy | yx | both (half the data each way at once)")
+    ("bytes", po::value<std::string>()->default_value("16MiB"),
+     "gradient bytes per chip, e.g. 64MiB, 100MB, 4096")
+    ("dtype", po::value<std::string>()->default_value("fp32"), "fp32 | bf16 (element size)")
+    ("chunk", po::value<std::string>()->default_value("64KiB"),
+     "pipelining chunk of every schedule (a multiple of --flit-bytes)")
+    ("verify", po::value<std::string>()->default_value("auto"),
+     "on | off | auto: flits carry data words and every chip's sum is checked "
+     "(auto: on when all chips' words fit in 1 GiB)")
+    ("packet-words", po::value<int>()->default_value(d.chip.packet_words),
+     "data flits per packet, 1..1024 (plus one header flit)")
+    ("hbm-bw", po::value<double>()->default_value(d.chip.hbm_gbps), "HBM bandwidth per chip, GB/s")
+    ("hbm-bytes", po::value<std::string>()->default_value("32GiB"), "HBM capacity per chip")
+    ("reduce-bw", po::value<double>()->default_value(d.chip.reduce_gbps),
+     "reduction unit throughput, GB/s of incoming data")
+    ("compute-us", po::value<double>()->default_value(d.chip.compute_us),
+     "compute time of a training step before the allreduce, microseconds")
+    ("watchdog", po::value<uint64_t>()->default_value(d.run.watchdog),
+     "stop when no flit moves for this many cycles while work waits");
+  return o;
+}
+
+void collective_from(const po::variables_map& vm, Config* c) {
+  CollectiveConfig& k = c->coll;
+  ChipConfig& ch = c->chip;
+  const auto str = [&](const char* n) { return vm[n].as<std::string>(); };
+  if (!coll::parse_algo(str("algo"), &k.algo))
+    throw UsageError("--algo " + str("algo") + ": allowed " + coll::kAlgoNames);
+  if (!coll::parse_order(str("order"), &k.order))
+    throw UsageError("--order " + str("order") + ": allowed xy | yx | both");
+  if (!parse_bytes(str("bytes"), &k.bytes))
+    throw UsageError("--bytes " + str("bytes") + ": expected a positive whole number of bytes, e.g. 64MiB, 100MB, 4096");
+  if (str("dtype") == "fp32") k.dtype = DType::Fp32;
+  else if (str("dtype") == "bf16") k.dtype = DType::Bf16;
+  else throw UsageError("--dtype " + str("dtype") + ": allowed fp32 | bf16");
+  const uint64_t elem = k.dtype == DType::Bf16 ? 2 : 4;
+  if (k.bytes % elem)
+    throw UsageError("--bytes " + str("bytes") + ": must be a multiple of the " + str("dtype") +
+                     " element size (" + std::to_string(elem) + " bytes)");
+  const uint64_t fb = (uint64_t)c->net.flit_bytes;
+  if (!parse_bytes(str("chunk"), &k.chunk_bytes) || k.chunk_bytes % fb || k.chunk_bytes >= (1ULL << 32))
+    throw UsageError("--chunk " + str("chunk") + ": must be a positive multiple of --flit-bytes (" +
+                     std::to_string(fb) + ") below 4 GiB");
+  if (k.bytes / fb >= (1ULL << 32))
+    throw UsageError("--bytes " + str("bytes") + ": at most 2^32 flits of data per chip");
+  if (str("verify") == "on") k.verify = Verify::On;
+  else if (str("verify") == "off") k.verify = Verify::Off;
+  else if (str("verify") == "auto") k.verify = Verify::Auto;
+  else throw UsageError("--verify " + str("verify") + ": allowed on | off | auto");
+  ch.packet_words = vm["packet-words"].as<int>();
+  if (ch.packet_words < 1 || ch.packet_words > 1024)
+    throw UsageError("--packet-words " + std::to_string(ch.packet_words) + ": allowed 1..1024");
+  ch.hbm_gbps = vm["hbm-bw"].as<double>();
+  ch.reduce_gbps = vm["reduce-bw"].as<double>();
+  if (!(ch.hbm_gbps > 0) || !(ch.reduce_gbps > 0))
+    throw UsageError("--hbm-bw and --reduce-bw must be positive GB/s");
+  if (!parse_bytes(str("hbm-bytes"), &ch.hbm_bytes))
+    throw UsageError("--hbm-bytes " + str("hbm-bytes") + ": expected bytes, e.g. 32GiB");
+  if (k.bytes > ch.hbm_bytes)
+    throw UsageError("--bytes " + str("bytes") + " does not fit in --hbm-bytes " + str("hbm-bytes"));
+  ch.compute_us = vm["compute-us"].as<double>();
+  if (!(ch.compute_us >= 0)) throw UsageError("--compute-us must be >= 0");
+  c->run.watchdog = vm["watchdog"].as<uint64_t>();
+  if (c->run.watchdog < 1) throw UsageError("--watchdog must be >= 1 cycle");
+}
+
+std::string allreduce_summary(const AllreduceResult& r) {
+  std::ostringstream s;
+  const Config& c = r.config;
+  s.setf(std::ios::fixed);
+  s.precision(3);
+  s << "allreduce       " << coll::to_string(c.coll.algo) << " on " << c.net.width << "x"
+    << c.net.height << " " << to_string(c.net.topology) << ", " << r.live_chips << " live chips, "
+    << r.participants << " participants, " << c.coll.bytes << " bytes per chip\n";
+  s << "time            " << r.cycles << " cycles = " << r.time_us << " us  (cycle "
+    << c.net.cycle_ns() << " ns)\n";
+  s << "bandwidth       algbw " << r.algbw_GBps << " GB/s, busbw " << r.busbw_GBps << " GB/s\n";
+  s << "bounds          algorithm " << (uint64_t)std::ceil(r.bound_cycles) << " cycles (ratio "
+    << r.bound_ratio << "), topology " << (uint64_t)std::ceil(r.topo_bound_cycles)
+    << " cycles (ratio " << r.topo_bound_ratio << ")\n";
+  for (const PhaseTime& p : r.phases)
+    s << "phase           " << p.name << ": cycles " << p.start << " .. " << p.end << "\n";
+  s << "links           utilization mean " << r.link_util_mean << ", max " << r.link_util_max << "\n";
+  s << "flits           injected " << r.totals.flits_injected << ", ejected " << r.totals.flits_ejected << "\n";
+  s << "verified        " << (r.verified ? (*r.verified ? "yes: every participant holds the exact sum" : "NO") : "not checked (--verify on to check)") << "\n";
+  if (c.chip.compute_us > 0) s << "step time       " << r.step_time_us << " us (compute " << c.chip.compute_us << " + allreduce)\n";
+  s << "speed           " << r.router_cycles_per_second << " router-cycles/s, " << r.wall_seconds
+    << " s wall, peak RSS " << r.peak_rss_kb / 1024 << " MiB\n";
+  s << "result          " << (r.ok ? "OK" : "FAILED (" + r.stop_reason + "): " + r.message) << "\n";
+  return s.str();
+}
+
+}  // namespace
+
+int cmd_allreduce(const std::vector<std::string>& args) {
+  NetworkConfig nd;
+  nd.width = 8;
+  nd.height = 8;
+  nd.local_ports = 4;  // a chip's DMA engines feed all four links at once
+  po::options_description desc;
+  desc.add(network_options(nd)).add(collective_options()).add(output_options());
+  po::variables_map vm;
+  if (!parse_args(args, desc,
+                  "usage: faultmesh allreduce [options]\n"
+                  "One allreduce of --bytes per chip over the live chips, at flit level; "
+                  "prints time, bandwidth, bounds, phases and link utilization.",
+                  &vm))
+    return kExitOk;
+  Config cfg = config_from(vm);
+  collective_from(vm, &cfg);
+  const Outputs out = outputs_from(vm);
+  RunOptions ro;
+  ro.progress = isatty(2) && !out.quiet;
+  const AllreduceResult r = run_allreduce(cfg, ro);
+  const auto j = allreduce_json(r);
+  if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
+  if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
+  if (!out.quiet) std::cout << allreduce_summary(r);
+  if (!r.ok) {
+    std::cerr << "faultmesh: run failed (" << r.stop_reason << "): " << r.message << "\n";
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace fm

@@ -1,0 +1,350 @@
+#include "tb/allreduce_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "models/chip/chip.h"
+#include "models/collective/algorithms.h"
+#include "models/network.h"
+#include "tb/driver.h"
+
+namespace fm {
+
+namespace {
+
+using Clk = std::chrono::steady_clock;
+double since(Clk::time_point t) { return std::chrono::duration<double>(Clk::now() - t).count(); }
+
+uint32_t element_bytes(DType d) { return d == DType::Bf16 ? 2 : 4; }
+
+// The descriptor every chip gets: the whole live set, the buffer at HBM address 0.
+Descriptor descriptor_of(const Config& c, const FaultSet& f) {
+  Descriptor d;
+  d.op = 1;
+  d.dtype = c.coll.dtype == DType::Bf16 ? 1 : 0;
+  d.algo = (uint32_t)c.coll.algo;
+  d.order = (uint32_t)c.coll.order;
+  d.buf = 0;
+  d.size = c.coll.bytes;
+  d.chunk = (uint32_t)c.coll.chunk_bytes;
+  d.participants.assign(((size_t)c.net.chips() + 31) / 32, 0);
+  for (int i = 0; i < c.net.chips(); ++i)
+    if (!f.chip_dead(i)) d.participants[i / 32] |= 1u << (i % 32);
+  return d;
+}
+
+// The host: after the compute phase it writes the descriptor into every live chip's
+// registers through TLM-2.0, starts them all, and waits for every completion event.
+class Host : public sc_core::sc_module {
+ public:
+  sc_core::sc_vector<tlm_utils::simple_initiator_socket<Host>> sock;
+
+  Host(sc_core::sc_module_name name, std::vector<Chip*> chips, const Descriptor& d,
+       sc_core::sc_time compute)
+      : sc_module(name), sock("sock", chips.size()), chips_(std::move(chips)), d_(d),
+        compute_(compute) {
+    for (size_t i = 0; i < chips_.size(); ++i)
+      if (chips_[i]) sock[i].bind(chips_[i]->ctrl);
+    SC_THREAD(run);
+  }
+  SC_HAS_PROCESS(Host);
+  bool finished() const { return finished_; }
+  const std::string& error() const { return error_; }
+  sc_core::sc_time started_at() const { return started_; }
+
+ private:
+  bool write(size_t c, uint64_t addr, uint32_t v) {
+    tlm::tlm_generic_payload tx;
+    tx.set_command(tlm::TLM_WRITE_COMMAND);
+    tx.set_address(addr);
+    tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+    tx.set_data_length(4);
+    tx.set_streaming_width(4);
+    tx.set_byte_enable_ptr(nullptr);
+    tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    sock[c]->b_transport(tx, delay);
+    return tx.is_response_ok();
+  }
+  void run() {
+    if (compute_ > sc_core::SC_ZERO_TIME) wait(compute_);
+    started_ = sc_core::sc_time_stamp();
+    sc_core::sc_event_and_list all;
+    for (size_t c = 0; c < chips_.size(); ++c) {
+      if (!chips_[c]) continue;
+      bool ok = write(c, regs::kOp, d_.op) && write(c, regs::kDtype, d_.dtype) &&
+                write(c, regs::kAlgo, d_.algo) && write(c, regs::kOrder, d_.order) &&
+                write(c, regs::kBufLo, (uint32_t)d_.buf) && write(c, regs::kBufHi, (uint32_t)(d_.buf >> 32)) &&
+                write(c, regs::kSizeLo, (uint32_t)d_.size) && write(c, regs::kSizeHi, (uint32_t)(d_.size >> 32)) &&
+                write(c, regs::kChunk, d_.chunk);
+      for (size_t w = 0; ok && w < d_.participants.size(); ++w)
+        ok = write(c, regs::kPartBase + 4 * w, d_.participants[w]);
+      if (!ok || !write(c, regs::kCtrl, 1)) {
+        error_ = "chip " + std::to_string(c) + " refused the collective: " +
+                 regs::error_name(chips_[c]->error()) + ": " + chips_[c]->error_text();
+        finished_ = true;
+        return;
+      }
+      all &= chips_[c]->done_event();
+    }
+    wait(all);
+    finished_ = true;
+  }
+
+  std::vector<Chip*> chips_;
+  Descriptor d_;
+  sc_core::sc_time compute_, started_;
+  bool finished_ = false;
+  std::string error_;
+};
+
+}  // namespace
+
+bool verifies(const Config& c) {
+  if (c.coll.verify != Verify::Auto) return c.coll.verify == Verify::On;
+  const double words = std::ceil((double)c.coll.bytes / c.net.flit_bytes);
+  return words * 8.0 * c.net.chips() <= (double)(1ULL << 30);
+}
+
+AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
+  AllreduceResult r;
+  Config cfg = cfg_in;
+  cfg.coll.verify = verifies(cfg_in) ? Verify::On : Verify::Off;
+  r.config = cfg_in;
+  const auto t0 = Clk::now();
+  const FaultSet faults(cfg.net);
+  RouteSet rs = opt.tables ? RouteSet{*opt.tables, "given"} : build_routes(cfg.net, faults);
+  if (opt.check_routes) {
+    r.route_check = check_routes(faults, rs.tables, cfg.net.vcs);
+    if (!r.route_check.ok())
+      throw std::runtime_error("route set '" + rs.scheme + "' failed the checker: " + r.route_check.problem);
+  }
+  // The collective is compiled before anything is simulated, so a refusal (e.g. 2d on a
+  // machine with holes) is reported as bad input with the algorithm's own message.
+  CollectiveLibrary lib(cfg, faults);
+  const Descriptor desc = descriptor_of(cfg, faults);
+  std::shared_ptr<CollectiveRun> run = lib.get(desc);
+  const coll::Schedule& sched = run->schedule();
+  const coll::ScheduleLoad load = coll::schedule_load(sched, faults.topology(), rs.tables);
+  r.live_chips = faults.live_chips();
+  r.participants = sched.participants();
+  r.words = sched.words;
+  r.transfers = sched.xfers.size();
+  r.max_link_words = load.max_link_words;
+
+  auto net = std::make_unique<Network>("net", cfg.net);
+  const std::string terr = net->load_tables(rs.tables);
+  if (!terr.empty()) throw std::runtime_error(terr);
+  net->apply_faults(faults);
+  rs.tables.clear();
+  r.routes_info = rs;
+  const int n = net->chips();
+  const sc_core::sc_time period = net->clock().period();
+  const bool verify = cfg.coll.verify == Verify::On;
+  std::vector<std::unique_ptr<Chip>> chips(n);
+  std::vector<Chip*> live(n, nullptr);
+  for (int c = 0; c < n; ++c) {
+    if (faults.chip_dead(c)) continue;
+    const std::string name = "chip_" + std::to_string(faults.topology().x(c)) + "_" +
+                             std::to_string(faults.topology().y(c));
+    chips[c] = std::make_unique<Chip>(name.c_str(), cfg, c, net->ni(c), lib, period, verify);
+    live[c] = chips[c].get();
+    if (verify && sched.participant[c]) {
+      std::vector<uint64_t>& w = chips[c]->hbm().words();
+      w.resize(sched.words);
+      for (uint32_t i = 0; i < sched.words; ++i) w[i] = coll::initial_word(c, i);
+    }
+  }
+  const Cycle compute_cycles = (Cycle)std::llround(cfg.chip.compute_us * 1000.0 / cfg.net.cycle_ns());
+  Host host("host", live, desc, period * (double)compute_cycles);
+  r.setup_seconds = since(t0);
+
+  uint64_t total_flits = 0;
+  for (uint32_t x = 0; x < sched.xfers.size(); ++x) total_flits += sched.xfers[x].len + run->packets_of(x);
+  auto progress = [total_flits](const NetCounters& c, Cycle done, double el) {
+    const double frac = total_flits ? (double)c.flits_ejected / total_flits : 1.0;
+    std::fprintf(stderr, "\rcycle %llu  %5.1f%% of the flits delivered  ETA %.0fs   ",
+                 (unsigned long long)done, 100 * frac, frac > 0 ? el / frac * (1 - frac) : 0.0);
+  };
+  auto engine_violation = [&]() -> std::string {
+    for (const auto& ch : chips)
+      if (ch && ch->engine().violations()) return ch->engine().first_violation();
+    return "";
+  };
+  const auto t1 = Clk::now();
+  Driver drv(*net, cfg.run.watchdog, opt.progress ? std::function<void(const NetCounters&, Cycle, double)>(progress) : nullptr,
+             &r.stop_reason, &r.message, [&] { return !host.finished(); }, engine_violation);
+  bool ok = true;
+  while (ok && !host.finished()) ok = drv.run_until(drv.done() + 256, 256);
+  r.wall_seconds = since(t1);
+  r.totals = net->counters();
+  r.peak_rss_kb = peak_rss_kb();
+  r.router_cycles_per_second = r.wall_seconds > 0 ? (double)drv.done() * n / r.wall_seconds : 0;
+  if (!ok) return r;
+  if (!host.error().empty()) {
+    r.stop_reason = "refused";
+    r.message = host.error();
+    return r;
+  }
+  // Timing: from the START writes to the last chip's completion.
+  r.start_cycle = (Cycle)std::llround(host.started_at() / period);
+  for (const auto& ch : chips)
+    if (ch) r.end_cycle = std::max(r.end_cycle, ch->engine().done_cycle());
+  r.cycles = r.end_cycle - r.start_cycle;
+  const double cns = cfg.net.cycle_ns();
+  r.time_us = r.cycles * cns / 1000.0;
+  r.step_time_us = cfg.chip.compute_us + r.time_us;
+  if (r.cycles > 0) {
+    r.algbw_GBps = (double)cfg.coll.bytes / (r.cycles * cns);  // bytes per ns = GB/s
+    const int p = r.participants;
+    r.busbw_GBps = p > 1 ? r.algbw_GBps * 2.0 * (p - 1) / p : 0;
+  }
+  // Bounds (docs/collectives.md): the algorithm's busiest resource, and any algorithm's.
+  const double fb = cfg.net.flit_bytes;
+  const double hbm_rate = cfg.chip.hbm_gbps / cfg.net.link_gbps * fb;      // bytes/cycle
+  const double red_rate = cfg.chip.reduce_gbps / cfg.net.link_gbps * fb;
+  uint64_t max_hbm = 0, max_red = 0;
+  for (int c = 0; c < n; ++c) {
+    max_hbm = std::max(max_hbm, load.chip_hbm_words[c]);
+    max_red = std::max(max_red, load.chip_reduce_words[c]);
+  }
+  r.bound_cycles = std::max({coll::algorithm_bound_words(load), max_hbm * fb / hbm_rate,
+                             max_red * fb / red_rate});
+  std::vector<char> live_set(n);
+  for (int c = 0; c < n; ++c) live_set[c] = !faults.chip_dead(c);
+  r.topo_bound_cycles = coll::topology_bound_words(faults, live_set, sched.words);
+  if (r.cycles > 0) {
+    r.bound_ratio = r.bound_cycles / r.cycles;
+    r.topo_bound_ratio = r.topo_bound_cycles / r.cycles;
+  }
+  for (size_t ph = 0; ph < sched.phase_names.size(); ++ph) {
+    PhaseTime t{sched.phase_names[ph], 0, 0};
+    if (run->phase_start[ph] != kNever) {
+      t.start = run->phase_start[ph] - r.start_cycle;
+      t.end = run->phase_end[ph] - r.start_cycle;
+    }
+    r.phases.push_back(t);
+  }
+  double usum = 0;
+  int ulinks = 0;
+  for (int c = 0; c < n; ++c) {
+    for (int p = 0; p < kNumNetPorts; ++p) {
+      Link* l = net->link(c, (Port)p);
+      if (!l || faults.link_dead(c, (Port)p)) continue;
+      const double u = r.cycles ? (double)l->flits_sent() / r.cycles : 0;
+      r.links.push_back({faults.topology().x(c), faults.topology().y(c), (Port)p, u});
+      usum += u;
+      ++ulinks;
+      r.link_util_max = std::max(r.link_util_max, u);
+    }
+  }
+  r.link_util_mean = ulinks ? usum / ulinks : 0;
+  for (const auto& ch : chips) {
+    if (!ch) continue;
+    r.hbm_bytes += ch->hbm().bytes_moved();
+    r.words_reduced += ch->engine().words_reduced();
+  }
+  // Accounting: with no faults mid-run every injected flit is ejected.
+  if (r.totals.flits_injected != r.totals.flits_ejected || r.totals.flits_ejected != total_flits) {
+    r.stop_reason = "accounting";
+    r.message = "flits injected " + std::to_string(r.totals.flits_injected) + ", ejected " +
+                std::to_string(r.totals.flits_ejected) + ", expected " + std::to_string(total_flits);
+    return r;
+  }
+  if (verify) {
+    std::vector<uint64_t> sum(sched.words, 0);
+    for (int c = 0; c < n; ++c)
+      if (sched.participant[c])
+        for (uint32_t i = 0; i < sched.words; ++i) sum[i] += coll::initial_word(c, i);
+    r.verified = true;
+    for (int c = 0; c < n && *r.verified; ++c) {
+      if (!sched.participant[c]) continue;
+      const std::vector<uint64_t>& w = chips[c]->hbm().words();
+      for (uint32_t i = 0; i < sched.words; ++i) {
+        const uint64_t got = i < w.size() ? w[i] : 0;
+        if (got != sum[i]) {
+          std::ostringstream m;
+          m << "wrong sum on chip (" << faults.topology().x(c) << "," << faults.topology().y(c)
+            << ") at word " << i << ": expected " << sum[i] << ", holds " << got;
+          r.verified = false;
+          r.stop_reason = "wrong-sum";
+          r.message = m.str();
+          break;
+        }
+      }
+    }
+    if (!*r.verified) return r;
+  }
+  r.ok = true;
+  r.stop_reason = "done";
+  return r;
+}
+
+nlohmann::ordered_json allreduce_config_json(const Config& c) {
+  nlohmann::ordered_json j = network_json(c.net);
+  j["algo"] = coll::to_string(c.coll.algo);
+  j["order"] = coll::to_string(c.coll.order);
+  j["bytes"] = c.coll.bytes;
+  j["dtype"] = c.coll.dtype == DType::Bf16 ? "bf16" : "fp32";
+  j["chunk"] = c.coll.chunk_bytes;
+  j["verify"] = c.coll.verify == Verify::Auto ? "auto" : c.coll.verify == Verify::On ? "on" : "off";
+  j["packet-words"] = c.chip.packet_words;
+  j["hbm-bw"] = c.chip.hbm_gbps;
+  j["hbm-bytes"] = c.chip.hbm_bytes;
+  j["reduce-bw"] = c.chip.reduce_gbps;
+  j["compute-us"] = c.chip.compute_us;
+  j["watchdog"] = c.run.watchdog;
+  faults_json(c.net.faults, &j);
+  j["cycle_ns"] = c.net.cycle_ns();
+  return j;
+}
+
+nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
+  nlohmann::ordered_json j;
+  j["ok"] = r.ok;
+  j["stop_reason"] = r.stop_reason;
+  if (!r.message.empty()) j["message"] = r.message;
+  j["algo"] = coll::to_string(r.config.coll.algo);
+  j["bytes"] = r.config.coll.bytes;
+  j["cycles"] = r.cycles;
+  j["time_us"] = r.time_us;
+  j["step_time_us"] = r.step_time_us;
+  j["algbw_GBps"] = r.algbw_GBps;
+  j["busbw_GBps"] = r.busbw_GBps;
+  j["bound_cycles"] = r.bound_cycles;
+  j["bound_ratio"] = r.bound_ratio;
+  j["topo_bound_cycles"] = r.topo_bound_cycles;
+  j["topo_bound_ratio"] = r.topo_bound_ratio;
+  j["verified"] = r.verified ? nlohmann::ordered_json(*r.verified) : nlohmann::ordered_json(nullptr);
+  j["live_chips"] = r.live_chips;
+  j["participants"] = r.participants;
+  j["words_per_chip"] = r.words;
+  j["transfers"] = r.transfers;
+  j["max_link_words"] = r.max_link_words;
+  nlohmann::ordered_json ph = nlohmann::ordered_json::array();
+  for (const PhaseTime& p : r.phases) ph.push_back({{"name", p.name}, {"start", p.start}, {"end", p.end}});
+  j["phases"] = ph;
+  j["link_util_mean"] = r.link_util_mean;
+  j["link_util_max"] = r.link_util_max;
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (const LinkUtil& l : r.links)
+    links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
+  j["links"] = links;
+  j["flits_injected"] = r.totals.flits_injected;
+  j["flits_ejected"] = r.totals.flits_ejected;
+  j["hbm_bytes_moved"] = r.hbm_bytes;
+  j["words_reduced"] = r.words_reduced;
+  j["routing"] = routes_json(r.routes_info, r.route_check);
+  j["config"] = allreduce_config_json(r.config);
+  j["simulator"] = {{"wall_seconds", r.wall_seconds},
+                    {"setup_seconds", r.setup_seconds},
+                    {"router_cycles_per_second", r.router_cycles_per_second},
+                    {"peak_rss_kb", r.peak_rss_kb}};
+  return j;
+}
+
+}  // namespace fm

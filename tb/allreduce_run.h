@@ -1,0 +1,63 @@
+// The allreduce testbench: a machine of chips (models/chip/) on the network, a host
+// that drives every live chip through TLM-2.0 (descriptor registers, START, wait for
+// the completion events), and the measurements: allreduce time, algorithm and bus
+// bandwidth, per-phase times, link utilization, the two bounds (docs/collectives.md),
+// flit accounting and, in verify mode, the exact sums on every participant.
+//
+// SystemC elaborates once per process: call run_allreduce() at most once per process.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/config.h"
+#include "models/routing/checker.h"
+#include "models/routing/routes.h"
+#include "tb/traffic_run.h"
+
+namespace fm {
+
+struct PhaseTime {
+  std::string name;
+  Cycle start = 0, end = 0;  // first chunk read for sending .. last chunk applied
+};
+
+struct AllreduceResult {
+  Config config;
+  RouteSet routes_info;
+  RouteCheck route_check;
+  bool ok = false;               // completed, no violation, sums right when verified
+  std::string stop_reason;       // "done", "watchdog", "violation", "refused", "wrong-sum"
+  std::string message;
+  std::optional<bool> verified;  // nullopt: not verifying
+  int live_chips = 0, participants = 0;
+  uint64_t words = 0;            // flits of data per chip
+  size_t transfers = 0;
+  Cycle start_cycle = 0, end_cycle = 0, cycles = 0;  // the allreduce alone
+  double time_us = 0, step_time_us = 0;              // step = compute + allreduce
+  double algbw_GBps = 0, busbw_GBps = 0;
+  double bound_cycles = 0, topo_bound_cycles = 0, bound_ratio = 0, topo_bound_ratio = 0;
+  uint64_t max_link_words = 0;                       // the schedule's busiest link
+  std::vector<PhaseTime> phases;
+  std::vector<LinkUtil> links;                       // ICI links, utilization over the allreduce
+  double link_util_mean = 0, link_util_max = 0;
+  NetCounters totals;
+  uint64_t hbm_bytes = 0, words_reduced = 0;
+  double setup_seconds = 0, wall_seconds = 0, router_cycles_per_second = 0;
+  long peak_rss_kb = 0;
+};
+
+// Throws ConfigError for a configuration the model cannot build (bad fault set, an
+// algorithm refusing the fault set, verify needing too much memory).
+AllreduceResult run_allreduce(const Config& cfg, const RunOptions& opt = {});
+
+nlohmann::ordered_json allreduce_config_json(const Config& c);
+nlohmann::ordered_json allreduce_json(const AllreduceResult& r);
+
+// Whether a run verifies: Verify::On/Off as given, Auto when the data words of all
+// chips fit in 1 GiB.
+bool verifies(const Config& c);
+
+}  // namespace fm
