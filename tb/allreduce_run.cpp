@@ -43,12 +43,12 @@ class Host : public sc_core::sc_module {
  public:
   sc_core::sc_vector<tlm_utils::simple_initiator_socket<Host>> sock;
 
+  // chips: the live chips (one socket each).
   Host(sc_core::sc_module_name name, std::vector<Chip*> chips, const Descriptor& d,
        sc_core::sc_time compute)
       : sc_module(name), sock("sock", chips.size()), chips_(std::move(chips)), d_(d),
         compute_(compute) {
-    for (size_t i = 0; i < chips_.size(); ++i)
-      if (chips_[i]) sock[i].bind(chips_[i]->ctrl);
+    for (size_t i = 0; i < chips_.size(); ++i) sock[i].bind(chips_[i]->ctrl);
     SC_THREAD(run);
   }
   SC_HAS_PROCESS(Host);
@@ -75,7 +75,6 @@ class Host : public sc_core::sc_module {
     started_ = sc_core::sc_time_stamp();
     sc_core::sc_event_and_list all;
     for (size_t c = 0; c < chips_.size(); ++c) {
-      if (!chips_[c]) continue;
       bool ok = write(c, regs::kOp, d_.op) && write(c, regs::kDtype, d_.dtype) &&
                 write(c, regs::kAlgo, d_.algo) && write(c, regs::kOrder, d_.order) &&
                 write(c, regs::kBufLo, (uint32_t)d_.buf) && write(c, regs::kBufHi, (uint32_t)(d_.buf >> 32)) &&
@@ -84,7 +83,7 @@ class Host : public sc_core::sc_module {
       for (size_t w = 0; ok && w < d_.participants.size(); ++w)
         ok = write(c, regs::kPartBase + 4 * w, d_.participants[w]);
       if (!ok || !write(c, regs::kCtrl, 1)) {
-        error_ = "chip " + std::to_string(c) + " refused the collective: " +
+        error_ = "chip " + std::to_string(chips_[c]->id()) + " refused the collective: " +
                  regs::error_name(chips_[c]->error()) + ": " + chips_[c]->error_text();
         finished_ = true;
         return;
@@ -146,13 +145,13 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   const sc_core::sc_time period = net->clock().period();
   const bool verify = cfg.coll.verify == Verify::On;
   std::vector<std::unique_ptr<Chip>> chips(n);
-  std::vector<Chip*> live(n, nullptr);
+  std::vector<Chip*> live;
   for (int c = 0; c < n; ++c) {
     if (faults.chip_dead(c)) continue;
     const std::string name = "chip_" + std::to_string(faults.topology().x(c)) + "_" +
                              std::to_string(faults.topology().y(c));
     chips[c] = std::make_unique<Chip>(name.c_str(), cfg, c, net->ni(c), lib, period, verify);
-    live[c] = chips[c].get();
+    live.push_back(chips[c].get());
     if (verify && sched.participant[c]) {
       std::vector<uint64_t>& w = chips[c]->hbm().words();
       w.resize(sched.words);
