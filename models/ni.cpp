@@ -57,6 +57,7 @@ void NetworkInterface::create(ChipId dst, int size, uint64_t tag, Cycle created,
     if (p < kNumNetPorts) lane = lane_of(p, (int)lanes_.size());
   }
   lanes_[lane].queue.push_back({next_packet_++, ready});
+  busy_lanes_ |= 1u << lane;
   ++st_.packets_created;
   st_.flits_created += size;
   if (measured) st_.window_flits_created += size;
@@ -83,8 +84,9 @@ void NetworkInterface::violation(const std::string& what) {
 void NetworkInterface::process() {
   if (resume()) return;
   const Cycle now = clk_.now();
-  for (size_t i = 0; i < lanes_.size(); ++i) {
-    Lane& l = lanes_[i];
+  // Only lanes with credits or flits in flight toward the NI (bits kept by the links).
+  for (uint32_t m = credit_ports_; m; m &= m - 1) {
+    Lane& l = lanes_[__builtin_ctz(m)];
     for (int v; (v = l.inj->receive_credit(now)) >= 0;) {
       if (v >= vcs_ || l.credits[v] == buf_) {
         violation("credit for vc " + std::to_string(v) + ", which is nonexistent or already has all its credits");
@@ -92,7 +94,10 @@ void NetworkInterface::process() {
       }
       ++l.credits[v];
     }
-    eject(l, (int)i, now);
+  }
+  for (uint32_t m = flit_ports_; m; m &= m - 1) {
+    const int i = __builtin_ctz(m);
+    eject(lanes_[i], i, now);
   }
   if (inject_on_ && src_) {
     while (src_->next_time() <= now) {
@@ -104,7 +109,11 @@ void NetworkInterface::process() {
     }
   }
   Cycle next = inject_on_ && src_ ? src_->next_time() : kNever;
-  for (Lane& l : lanes_) next = std::min(next, inject(l, now));
+  for (uint32_t m = busy_lanes_; m; m &= m - 1) {
+    const Cycle t = inject(lanes_[__builtin_ctz(m)], now);
+    if (t == kNever) busy_lanes_ &= ~(1u << __builtin_ctz(m));
+    next = std::min(next, t);
+  }
   if (next > now + 1 && !flit_ports_) sleep(next);
 }
 

@@ -133,6 +133,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   const ChipId id_;
   const int vcs_, buf_;
   std::vector<Lane> lanes_;
+  uint32_t busy_lanes_ = 0;            // lanes with a packet queued or being injected
   std::vector<Reassembly> reasm_;      // per ejection slot (lane * vcs + vc)
   const Router* router_ = nullptr;
   const std::vector<NetworkInterface*>* peers_ = nullptr;
