@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iomanip>
 #include <tuple>
 #include <cstdio>
 #include <fstream>
@@ -69,6 +70,16 @@ bool num(const Json& v, double* d) {
 }
 
 std::string text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump(); }
+
+// A row's value of a sweep axis exactly as the spec wrote it ("-" = option not given).
+std::string axis_value(const Json& row, const std::string& name) {
+  const std::string k = "opt." + name;
+  if (row.contains(k)) return row[k].get<std::string>().empty() ? "-" : row[k].get<std::string>();
+  return text(get(row, name));
+}
+
+// How an axis value is shown in legends and ticks.
+std::string shown(const std::string& v) { return v == "-" ? "none" : v; }
 
 std::string gq(const std::string& s) {  // gnuplot single-quoted string
   std::string q = "'";
@@ -128,6 +139,7 @@ class Plotter {
   // A line figure: one datablock per series, the settings, and one plot of them all.
   void line_figure(const Figure& f) {
     std::ostringstream b;
+    b << std::setprecision(12);
     int k = 0;
     for (const Series& s : f.series) {
       b << "$d" << k++ << " << EOD\n";
@@ -169,7 +181,7 @@ struct Results {
 // "vcs=2 buf=4" for the given axes of a row ("" when none).
 std::string key_of(const Json& row, const std::vector<const Axis*>& axes) {
   std::string s;
-  for (const Axis* a : axes) s += (s.empty() ? "" : " ") + a->name + "=" + text(get(row, a->name));
+  for (const Axis* a : axes) s += (s.empty() ? "" : " ") + a->name + "=" + shown(axis_value(row, a->name));
   return s;
 }
 
@@ -216,13 +228,13 @@ void metric_vs_axis(Plotter& pl, const Results& r, const Axis& p, const std::vec
     for (size_t i = 0; i < p.values.size(); ++i) {
       std::vector<const Json*> at;
       for (const Json* row : rows)
-        if (text(get(*row, p.name)) == p.values[i]) at.push_back(row);
+        if (axis_value(*row, p.name) == p.values[i]) at.push_back(row);
       double y;
       if (at.empty() || !metric(at, &y)) continue;
       double x = (double)i;
       if (p.numeric) num(Json(p.values[i]), &x);
       s.xy.push_back({x, y});
-      s.xlabel.push_back(p.values[i]);
+      s.xlabel.push_back(shown(p.values[i]));
     }
     if (!s.xy.empty()) f.series.push_back(s);
   }
@@ -349,6 +361,7 @@ void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::s
     fl << x + dx * 0.25 << " " << y + dy * 0.25 << " " << dx * 0.5 << " " << dy * 0.5 << "\n";
   }
   std::ostringstream links;
+  links << std::setprecision(8);
   double cmax = 0;
   for (const auto& l : res["link_utilization"]) {
     const int x = l.value("x", 0), y = l.value("y", 0);

@@ -285,3 +285,35 @@ TEST(Plot, DrawsLatencySaturationAndHeatmapsAsPngAndSvg) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("not a collected sweep directory"), std::string::npos) << bad.err;
 }
+
+TEST(Plot, AllreduceTimeVsMessageSizePerAlgorithm) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    if (std::getenv("CI")) FAIL() << "gnuplot missing in CI (sim/setup.sh installs gnuplot-nox)";
+    GTEST_SKIP() << "gnuplot not installed";
+  }
+  // A collected sweep directory as an allreduce sweep writes it (docs/sweeps.md): the
+  // figure needs only algo, bytes and cycles columns, whatever else a row holds.
+  const std::string dir = tmpdir() + "/allreduce";
+  mkdir(dir.c_str(), 0755);
+  nlohmann::ordered_json man = {{"format", "faultmesh-sweep 1"}, {"command", "allreduce"}};
+  man["axes"] = {{{"option", "algo"}, {"values", {"ring", "ft2d"}}, {"zipped", false}},
+                 {{"option", "bytes"}, {"values", {"1024", "1048576"}}, {"zipped", false}}};
+  man["points"] = nlohmann::json::array();
+  std::string rows;
+  int id = 0;
+  for (const char* algo : {"ring", "ft2d"})
+    for (const char* bytes : {"1024", "1048576"}) {
+      man["points"].push_back({{"id", id}, {"options", {{"algo", algo}, {"bytes", bytes}}}, {"args", nlohmann::json::array()}});
+      rows += nlohmann::json({{"point", id++}, {"status", "ok"}, {"error", ""}, {"opt.algo", algo},
+                              {"opt.bytes", bytes}, {"cycles", std::stoi(bytes) / 8}}).dump() + "\n";
+    }
+  std::ofstream(dir + "/sweep.json") << man.dump();
+  std::ofstream(dir + "/results.jsonl") << rows;
+  const Outcome r = run("plot " + dir + " --out " + dir + "/plots");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, dir + "/plots/allreduce_vs_bytes.png  " + dir + "/plots/allreduce_vs_bytes.svg\n");
+  const std::string gp = slurp(dir + "/plots/allreduce_vs_bytes.gp");
+  EXPECT_NE(gp.find("title 'algo=ring'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'algo=ft2d'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("1048576 131072"), std::string::npos) << "x = bytes, y = cycles\n" << gp;
+}
