@@ -165,7 +165,7 @@ std::string point_error(const SweepDir& sd, int id) {
   return t.empty() ? e : e + ": " + t;
 }
 
-// Progress: a bar on a terminal, one plain line per change otherwise (stderr).
+// Progress on stderr: a bar redrawn in place on a terminal; otherwise plain lines.
 class Progress {
  public:
   Progress(int total, int already) : total_(total), already_(already), tty_(isatty(2)) {}
@@ -185,6 +185,13 @@ class Progress {
                     std::string(fill, '#').c_str(), std::string(w - fill, '-').c_str(), all, total_,
                     failed_, left ? eta.c_str() : "0s");
     } else {
+      // Plain lines: at each tenth of the points, on a new failure, or every 30 s.
+      const int tenth = total_ ? all * 10 / total_ : 10;
+      const bool due = tenth != last_tenth_ || failed_ != last_failed_ || el - last_line_ >= 30 || left == 0;
+      if (!due) return;
+      last_tenth_ = tenth;
+      last_failed_ = failed_;
+      last_line_ = el;
       std::snprintf(b, sizeof b, "sweep: %d/%d points done, %d failed, elapsed %s, ETA %s\n", all,
                     total_, failed_, fmt_duration(el).c_str(), left ? eta.c_str() : "0s");
     }
@@ -196,6 +203,8 @@ class Progress {
 
  private:
   int total_, already_, done_ = 0, failed_ = 0;
+  int last_tenth_ = -1, last_failed_ = 0;
+  double last_line_ = 0;
   bool tty_, printed_ = false;
   Clock::time_point t0_ = Clock::now();
 };
