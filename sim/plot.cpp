@@ -155,8 +155,10 @@ class Plotter {
     std::string plot = "plot ";
     for (size_t i = 0; i < f.series.size(); ++i)
       plot += (i ? ", " : "") + std::string("$d") + std::to_string(i) +
-              (f.categorical ? " using 1:2:xtic(3)" : " using 1:2") + " with linespoints lw 2 pt 7 ps 0.8 title " +
-              gq(f.series[i].label);
+              (f.categorical ? " using 1:2:xtic(3)" : " using 1:2") + " with linespoints lw 2 ps 0.8" +
+              // 8 colours, then dashed: every line stays distinguishable.
+              " lc " + std::to_string(i % 8 + 1) + " dt " + std::to_string(i / 8 % 5 + 1) +
+              " pt " + std::to_string(i % 6 + 5) + " title " + gq(f.series[i].label);
     render(f.name, b.str(), plot, 1000, 600);
   }
 

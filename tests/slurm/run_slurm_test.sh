@@ -14,7 +14,9 @@
 # The daemons it started are stopped by PID on every exit (trap).
 #
 # Exit 77 (ctest SKIP) only when not root or the packages are missing AND not in CI
-# (CI=true); in CI those are failures. usage: run_slurm_test.sh path/to/faultmesh
+# (CI=true); in CI those are failures. Every wait has a limit; together they stay under
+# the ctest TIMEOUT (600 s), so the trap always gets to stop the daemons.
+# usage: run_slurm_test.sh path/to/faultmesh
 set -uo pipefail
 FM=${1:?usage: run_slurm_test.sh path/to/faultmesh}
 export PATH="$PATH:/usr/sbin:/sbin"
@@ -148,10 +150,10 @@ rate = 0.1,0.25
 seed = 1,2
 SPEC
 
-timeout 300 "$FM" sweep "$T/spec.ini" --backend slurm --wait --jobs 4 --partition test \
+timeout 150 "$FM" sweep "$T/spec.ini" --backend slurm --wait --jobs 4 --partition test \
   --time 00:10:00 --out "$T/slurm" || fail "slurm sweep exited $?"
 T_SL=$(date +%s)
-timeout 300 "$FM" sweep "$T/spec.ini" --backend local --jobs 2 --out "$T/local" || fail "local sweep exited $?"
+timeout 90 "$FM" sweep "$T/spec.ini" --backend local --jobs 2 --out "$T/local" || fail "local sweep exited $?"
 T_LO=$(date +%s)
 [ "$(wc -l <"$T/slurm/results.csv")" -eq 9 ] || fail "slurm results.csv: expected header + 8 rows"
 [ "$(grep -c '^[0-9]*,ok,' "$T/slurm/results.csv")" -eq 8 ] || fail "slurm results.csv: not every point ok"
@@ -161,16 +163,16 @@ cmp "$T/slurm/results.jsonl" "$T/local/results.jsonl" || fail "results.jsonl dif
 echo "slurm test: --wait: results.csv identical to local (slurm $((T_SL - T_UP)) s, local $((T_LO - T_SL)) s)"
 
 # Held submission without --wait; rerun refused while queued; release; --collect.
-OUT=$(timeout 60 "$FM" sweep "$T/spec.ini" --backend slurm --sbatch-arg=--hold --out "$T/held") ||
+OUT=$(timeout 30 "$FM" sweep "$T/spec.ini" --backend slurm --sbatch-arg=--hold --out "$T/held") ||
   fail "held submission exited $?"
 JOB=$(echo "$OUT" | sed -n 's/^submitted job \([0-9]*\);.*/\1/p')
 [ -n "$JOB" ] || fail "no job id in: $OUT"
-ERR=$(timeout 60 "$FM" sweep "$T/spec.ini" --backend slurm --out "$T/held" 2>&1) && fail "rerun while queued was not refused"
+ERR=$(timeout 30 "$FM" sweep "$T/spec.ini" --backend slurm --out "$T/held" 2>&1) && fail "rerun while queued was not refused"
 echo "$ERR" | grep -q "Slurm job $JOB of this sweep is still queued or running" || fail "unexpected refusal: $ERR"
 scontrol release "$JOB" || fail "scontrol release $JOB"
 queue_empty() { [ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]; }
-wait_for 300 "job $JOB to finish (squeue)" queue_empty
-timeout 60 "$FM" sweep "$T/spec.ini" --out "$T/held" --collect || fail "--collect exited $?"
+wait_for 120 "job $JOB to finish (squeue)" queue_empty
+timeout 30 "$FM" sweep "$T/spec.ini" --out "$T/held" --collect || fail "--collect exited $?"
 cmp "$T/held/results.csv" "$T/local/results.csv" || fail "collected results.csv differs from local"
 echo "slurm test: held + --collect: identical ($(( $(date +%s) - T_LO )) s)"
 echo "slurm test: PASS"
