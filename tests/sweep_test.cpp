@@ -317,3 +317,47 @@ TEST(Plot, AllreduceTimeVsMessageSizePerAlgorithm) {
   EXPECT_NE(gp.find("title 'algo=ft2d'"), std::string::npos) << gp;
   EXPECT_NE(gp.find("1048576 131072"), std::string::npos) << "x = bytes, y = cycles\n" << gp;
 }
+
+TEST(Sweep, SlurmBackendSubmitsOneArrayWithPassThroughOptions) {
+  // A stand-in sbatch that records its arguments and runs the array's tasks itself
+  // (the job script with SLURM_ARRAY_TASK_ID set, as Slurm would), and an squeue that
+  // reports an empty queue: the submission, --wait and collection paths without a
+  // cluster. The real cluster is tests/slurm/.
+  const std::string bin = tmpdir() + "/fakeslurm", log = tmpdir() + "/sbatch_args.txt";
+  mkdir(bin.c_str(), 0755);
+  std::ofstream(bin + "/sbatch") << "#!/bin/bash\n"
+                                    "echo \"$*\" >> " << log << "\n"
+                                    "for a in \"$@\"; do case $a in --array=*) arr=${a#--array=};; esac; script=$a; done\n"
+                                    "arr=${arr%%\\%*}\n"
+                                    "IFS=, read -ra parts <<< \"$arr\"\n"
+                                    "for p in \"${parts[@]}\"; do\n"
+                                    "  if [[ $p == *-* ]]; then seq ${p%-*} ${p#*-}; else echo $p; fi\n"
+                                    "done | while read i; do SLURM_ARRAY_TASK_ID=$i sh $script >/dev/null 2>&1; done\n"
+                                    "echo 4242\n";
+  std::ofstream(bin + "/squeue") << "#!/bin/sh\nexit 0\n";
+  chmod((bin + "/sbatch").c_str(), 0755);
+  chmod((bin + "/squeue").c_str(), 0755);
+  const std::string spec = write_spec("fakeslurm.ini", kSmall);
+  const std::string dir = tmpdir() + "/viaslurm", local = tmpdir() + "/vialocal";
+  const std::string env = "PATH=" + bin + ":$PATH";
+  const Outcome r = run("sweep " + spec + " --backend slurm --wait --jobs 3 --partition p1 --account a1 "
+                        "--time 00:05:00 --sbatch-arg=--mem=1G --out " + dir, env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("submitted Slurm job array 4242 (6 points)"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(slurp(log)).at(0), "--parsable --array=0-5%3 --partition=p1 --account=a1 --time=00:05:00 "
+                                     "--mem=1G " + dir + "/slurm/job.sh");
+  EXPECT_NE(slurp(dir + "/slurm/job.sh").find("sweep --run-point \"$SLURM_ARRAY_TASK_ID\" --out '" + dir + "'"),
+            std::string::npos);
+  EXPECT_EQ(slurp(dir + "/slurm/jobs"), "4242\n");
+  ASSERT_EQ(run("sweep " + spec + " --out " + local).code, 0);
+  EXPECT_EQ(slurp(dir + "/results.csv"), slurp(local + "/results.csv"));
+  EXPECT_EQ(slurp(dir + "/results.jsonl"), slurp(local + "/results.jsonl"));
+  // Resubmission covers only the incomplete points, still as one array.
+  std::remove((dir + "/points/0002/status.json").c_str());
+  std::remove((dir + "/points/0004/result.json").c_str());
+  std::remove((dir + "/points/0005/result.json").c_str());
+  const Outcome again = run("sweep " + spec + " --backend slurm --wait --out " + dir, env);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(lines(slurp(log)).at(1), "--parsable --array=2,4-5 " + dir + "/slurm/job.sh");
+  EXPECT_EQ(slurp(dir + "/results.csv"), slurp(local + "/results.csv"));
+}
