@@ -38,9 +38,11 @@ struct SweepSpec {
 // validation. Throws UsageError (one line naming the problem) otherwise.
 SweepSpec read_sweep_spec(const std::string& path);
 
-// The list or range syntax of one axis line ("1,2,4", "0.05:0.5:0.05", "0,0; 3,3", "-");
+// The list or range syntax of one axis line ("1,2,4", "0.05:0.5:0.05", "0,0; 3,3", "-"):
+// split at ';' when the line has one or `commas_in_values` (coordinates), else at ','.
 // `what` names the axis in errors. Throws UsageError.
-std::vector<std::string> parse_axis_values(const std::string& text, const std::string& what);
+std::vector<std::string> parse_axis_values(const std::string& text, const std::string& what,
+                                           bool commas_in_values = false);
 
 // The manifest written to DIR/sweep.json, and read back by Slurm tasks and plot.
 nlohmann::ordered_json spec_manifest(const SweepSpec& s);

@@ -138,10 +138,11 @@ std::string point_name(int id, int n_points) {
   return b;
 }
 
-std::vector<std::string> parse_axis_values(const std::string& text, const std::string& what) {
+std::vector<std::string> parse_axis_values(const std::string& text, const std::string& what,
+                                           bool commas_in_values) {
   const std::string t = trim(text);
   if (t.empty()) throw UsageError(what + ": empty value list");
-  const char sep = t.find(';') != std::string::npos ? ';' : ',';
+  const char sep = commas_in_values || t.find(';') != std::string::npos ? ';' : ',';
   std::vector<std::string> out;
   std::string item;
   std::istringstream in(t);
@@ -223,7 +224,9 @@ SweepSpec read_sweep_spec(const std::string& path) {
     for (const auto& b : s.base)
       if (b.first == a.option)
         throw UsageError(where + ": '" + a.option + "' is both a base option and an axis");
-    a.values = parse_axis_values(val, where + ": axis " + a.option);
+    // Repeatable options take coordinates ("1,1", "4,4:E"): their lists split at ';' only.
+    const po::option_description* od = desc.find_nothrow(a.option, false);
+    a.values = parse_axis_values(val, where + ": axis " + a.option, od && od->semantic()->is_composing());
     s.axes.push_back(a);
   }
   // Dimensions of the grid: each [axes] axis is one; the [zip] axes together are one,

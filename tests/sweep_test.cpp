@@ -101,16 +101,20 @@ TEST(SweepSpec, ExpandsTheCrossProductInFileOrderWithZipAndOmission) {
 
 TEST(SweepSpec, RepeatableOptionTakesSeveralValuesInOnePoint) {
   const std::string p = write_spec("repeat.ini",
-                                   "command = traffic\n[base]\nmesh = 8x8\n[axes]\nfail-chip = 1,1 5,5; 2,2\n");
+                                   "command = traffic\n[base]\nmesh = 8x8\n[axes]\nfail-chip = 1,1 5,5; 2,2\n"
+                                   "fail-link = 4,4:E\n");
   const fm::SweepSpec s = fm::read_sweep_spec(p);
   ASSERT_EQ(s.points.size(), 2u);
-  EXPECT_EQ(s.points[0].args, (std::vector<std::string>{"--mesh", "8x8", "--fail-chip", "1,1", "--fail-chip", "5,5"}));
+  // A coordinate list splits at ';' only: one fail-link value.
+  EXPECT_EQ(s.points[0].args, (std::vector<std::string>{"--mesh", "8x8", "--fail-chip", "1,1", "--fail-chip", "5,5",
+                                                        "--fail-link", "4,4:E"}));
 }
 
 TEST(SweepSpec, AxisValueSyntax) {
   EXPECT_EQ(fm::parse_axis_values("1, 2 ,4", "a"), (std::vector<std::string>{"1", "2", "4"}));
   EXPECT_EQ(fm::parse_axis_values("2:8:2", "a"), (std::vector<std::string>{"2", "4", "6", "8"}));
   EXPECT_EQ(fm::parse_axis_values("0,0; 3,3:E", "a"), (std::vector<std::string>{"0,0", "3,3:E"}));
+  EXPECT_EQ(fm::parse_axis_values("4,4:E", "a", true), (std::vector<std::string>{"4,4:E"}));
   EXPECT_THROW(fm::parse_axis_values("", "a"), fm::ConfigError);
   EXPECT_THROW(fm::parse_axis_values("1,", "a"), fm::ConfigError);
   EXPECT_THROW(fm::parse_axis_values("0.5:0.1:0.1", "a"), fm::ConfigError);
