@@ -8,6 +8,7 @@
 
 #include "sim/options.h"
 #include "sim/report.h"
+#include "sim/sweep.h"
 #include "tb/traffic_run.h"
 
 namespace fm {
@@ -29,6 +30,8 @@ const char* kUsage =
     "  bench          simulator speed: router-cycles/s, flit-hops/s, peak RSS\n"
     "  cosim          lockstep co-simulation of the verilated RTL router against the\n"
     "                 SystemC model router: every flit and credit compared each cycle\n"
+    "  sweep          run a parameter sweep spec locally or on Slurm, collect results.csv\n"
+    "  plot           draw the figures a sweep's results support (gnuplot PNG + SVG)\n"
     "\n"
     "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant)\n";
 
@@ -105,7 +108,9 @@ int cli_main(int argc, char** argv) {
     if (cmd == "routes") return cmd_routes(args);
     if (cmd == "cosim") return cmd_cosim(args);
     if (cmd == "allreduce") return cmd_allreduce(args);
-    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim");
+    if (cmd == "sweep") return cmd_sweep(args);
+    if (cmd == "plot") return cmd_plot(args);
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot");
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -1,0 +1,490 @@
+// faultmesh plot: every figure a sweep directory's results support, drawn by gnuplot as
+// PNG and SVG (plus the .gp script, data included, to restyle by hand):
+//   latency_vs_load         avg packet latency vs offered load, one line per config
+//                           (needs a `rate` axis and traffic results)
+//   saturation_vs_<axis>    saturation throughput (best accepted rate over the rates)
+//                           vs each other axis, one line per remaining config
+//   allreduce_vs_bytes      allreduce cycles vs message size, one line per algo (and
+//                           config), when rows have algo, bytes and cycles
+//   allreduce_vs_<axis>     allreduce cycles vs each other axis (e.g. hole position)
+//   heatmap_<point>         the mesh with every link direction coloured by utilization
+//                           and failed chips and links drawn, for points whose
+//                           result.json has config.mesh and link_utilization
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <tuple>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "sim/cli.h"
+#include "sim/options.h"
+#include "sim/subprocess.h"
+#include "sim/sweep.h"
+
+namespace fm {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json read_json_file(const std::string& p) {
+  std::ifstream f(p);
+  if (!f) return Json();
+  try {
+    return Json::parse(f);
+  } catch (...) {
+    return Json();
+  }
+}
+
+// A column of a results row: the spec's option (opt.X), a statistic (X), or the
+// effective configuration a result reports (config.X), in that order.
+Json get(const Json& row, const std::string& name) {
+  for (const std::string& k : {"opt." + name, name, "config." + name})
+    if (row.contains(k) && !(row[k].is_string() && row[k].get<std::string>().empty())) return row[k];
+  return Json();
+}
+
+bool num(const Json& v, double* d) {
+  if (v.is_number()) {
+    *d = v.get<double>();
+    return true;
+  }
+  if (!v.is_string()) return false;
+  try {
+    size_t k;
+    const std::string s = v.get<std::string>();
+    *d = std::stod(s, &k);
+    return k == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+std::string text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump(); }
+
+// A row's value of a sweep axis exactly as the spec wrote it ("-" = option not given).
+std::string axis_value(const Json& row, const std::string& name) {
+  const std::string k = "opt." + name;
+  if (row.contains(k)) return row[k].get<std::string>().empty() ? "-" : row[k].get<std::string>();
+  return text(get(row, name));
+}
+
+// How an axis value is shown in legends and ticks.
+std::string shown(const std::string& v) { return v == "-" ? "none" : v; }
+
+std::string gq(const std::string& s) {  // gnuplot single-quoted string
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Axis {
+  std::string name;
+  std::vector<std::string> values;
+  bool numeric = true;
+};
+
+// One line of a figure: a label and its (x, y) points, or (category index, label, y).
+struct Series {
+  std::string label;
+  std::vector<std::pair<double, double>> xy;
+  std::vector<std::string> xlabel;  // categorical x: tick label per point
+};
+
+struct Figure {
+  std::string name, title, xlabel, ylabel, extra;  // extra: gnuplot settings
+  std::vector<Series> series;
+  bool categorical = false;
+};
+
+class Plotter {
+ public:
+  Plotter(std::string outdir) : out_(std::move(outdir)) {}
+
+  // Writes NAME.gp (data and settings in `body`, then `plot` once per terminal) and
+  // runs gnuplot on it to make NAME.png and NAME.svg.
+  void render(const std::string& name, const std::string& body, const std::string& plot, int w, int h) {
+    const std::string gp = out_ + "/" + name + ".gp";
+    std::ostringstream s;
+    s << "# " << name << ": written by faultmesh plot; run `gnuplot " << name << ".gp` to redraw\n"
+      << body;
+    for (const char* kind : {"png", "svg"}) {
+      s << (std::string(kind) == "png" ? "set terminal pngcairo" : "set terminal svg")
+        << " size " << w << "," << h << " noenhanced font 'Sans,11'"
+        << (std::string(kind) == "svg" ? " background rgb 'white'" : "") << "\n"
+        << "set output " << gq(out_ + "/" + name + "." + kind) << "\n"
+        << plot << "\n"
+        << "unset output\n";
+    }
+    write_file_atomic(gp, s.str());
+    Captured c;
+    try {
+      c = run_capture({"gnuplot", gp});
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string(e.what()) + "; install the Debian package gnuplot-nox (sim/setup.sh does)");
+    }
+    if (c.exit_code != 0) throw std::runtime_error("gnuplot " + gp + " failed: " + c.err);
+    written_.push_back(name);
+  }
+
+  // A line figure: one datablock per series, the settings, and one plot of them all.
+  void line_figure(const Figure& f) {
+    std::ostringstream b;
+    b << std::setprecision(12);
+    int k = 0;
+    for (const Series& s : f.series) {
+      b << "$d" << k++ << " << EOD\n";
+      for (size_t i = 0; i < s.xy.size(); ++i) {
+        b << s.xy[i].first << " " << s.xy[i].second;
+        if (f.categorical) b << " \"" << s.xlabel[i] << "\"";
+        b << "\n";
+      }
+      b << "EOD\n";
+    }
+    b << "set title " << gq(f.title) << "\nset xlabel " << gq(f.xlabel) << "\nset ylabel "
+      << gq(f.ylabel) << "\nset grid\nset key outside right top\n" << f.extra;
+    std::string plot = "plot ";
+    for (size_t i = 0; i < f.series.size(); ++i)
+      plot += (i ? ", " : "") + std::string("$d") + std::to_string(i) +
+              (f.categorical ? " using 1:2:xtic(3)" : " using 1:2") + " with linespoints lw 2 ps 0.8" +
+              // 8 colours, then dashed: every line stays distinguishable.
+              " lc " + std::to_string(i % 8 + 1) + " dt " + std::to_string(i / 8 % 5 + 1) +
+              " pt " + std::to_string(i % 6 + 5) + " title " + gq(f.series[i].label);
+    render(f.name, b.str(), plot, 1000, 600);
+  }
+
+  const std::vector<std::string>& written() const { return written_; }
+
+ private:
+  std::string out_;
+  std::vector<std::string> written_;
+};
+
+// The rows of results.jsonl and the sweep's axes (those with more than one value).
+struct Results {
+  std::vector<Json> rows;
+  std::vector<Axis> axes;
+  const Axis* axis(const std::string& n) const {
+    for (const Axis& a : axes)
+      if (a.name == n) return &a;
+    return nullptr;
+  }
+};
+
+// "vcs=2 buf=4" for the given axes of a row ("" when none).
+std::string key_of(const Json& row, const std::vector<const Axis*>& axes) {
+  std::string s;
+  for (const Axis* a : axes) s += (s.empty() ? "" : " ") + a->name + "=" + shown(axis_value(row, a->name));
+  return s;
+}
+
+// Series by the other axes, in first-appearance (point) order.
+std::vector<std::pair<std::string, std::vector<const Json*>>> group(const Results& r,
+                                                                    const std::vector<const Axis*>& by) {
+  std::vector<std::pair<std::string, std::vector<const Json*>>> g;
+  std::map<std::string, size_t> at;
+  for (const Json& row : r.rows) {
+    if (row.value("status", "") != "ok") continue;
+    const std::string k = key_of(row, by);
+    if (!at.count(k)) {
+      at[k] = g.size();
+      g.push_back({k, {}});
+    }
+    g[at[k]].second.push_back(&row);
+  }
+  return g;
+}
+
+std::vector<const Axis*> axes_except(const Results& r, const std::set<std::string>& skip) {
+  std::vector<const Axis*> v;
+  for (const Axis& a : r.axes)
+    if (!skip.count(a.name)) v.push_back(&a);
+  return v;
+}
+
+// Figures of metric(rows of one x value) vs axis `p`, one line per combination of
+// `others`; metric returns false when it has no value.
+void metric_vs_axis(Plotter& pl, const Results& r, const Axis& p, const std::vector<const Axis*>& others,
+                    const std::string& name, const std::string& title, const std::string& ylabel,
+                    const std::function<bool(const std::vector<const Json*>&, double*)>& metric,
+                    const std::string& extra = "") {
+  Figure f;
+  f.name = name;
+  f.title = title;
+  f.xlabel = p.name;
+  f.ylabel = ylabel;
+  f.categorical = !p.numeric;
+  f.extra = extra;
+  for (const auto& [label, rows] : group(r, others)) {
+    Series s;
+    s.label = label.empty() ? ylabel : label;
+    for (size_t i = 0; i < p.values.size(); ++i) {
+      std::vector<const Json*> at;
+      for (const Json* row : rows)
+        if (axis_value(*row, p.name) == p.values[i]) at.push_back(row);
+      double y;
+      if (at.empty() || !metric(at, &y)) continue;
+      double x = (double)i;
+      if (p.numeric) num(Json(p.values[i]), &x);
+      s.xy.push_back({x, y});
+      s.xlabel.push_back(shown(p.values[i]));
+    }
+    if (!s.xy.empty()) f.series.push_back(s);
+  }
+  if (f.series.empty()) return;
+  if (f.categorical) f.extra += "set xrange [-0.5:" + std::to_string(p.values.size() - 0.5) + "]\n";
+  pl.line_figure(f);
+}
+
+void latency_figures(Plotter& pl, const Results& r) {
+  const Axis* rate = r.axis("rate");
+  if (!rate) return;
+  bool traffic = false;
+  for (const Json& row : r.rows) traffic |= row.contains("avg_packet_latency") && row.contains("accepted_flit_rate");
+  if (!traffic) return;
+  const auto others = axes_except(r, {"rate", "seed"});
+  Figure f;
+  f.name = "latency_vs_load";
+  f.xlabel = "offered load (flits/node/cycle)";
+  f.ylabel = "average packet latency (cycles)";
+  double lo = 1e300, hi = 0;
+  for (const auto& [label, rows] : group(r, others)) {
+    Series s;
+    s.label = label.empty() ? "latency" : label;
+    for (const Json* row : rows) {
+      double x, y;
+      if (num(get(*row, "offered_flit_rate"), &x) && num(get(*row, "avg_packet_latency"), &y)) {
+        s.xy.push_back({x, y});
+        lo = std::min(lo, y);
+        hi = std::max(hi, y);
+      }
+    }
+    std::sort(s.xy.begin(), s.xy.end());
+    if (!s.xy.empty()) f.series.push_back(s);
+  }
+  if (f.series.empty()) return;
+  // Past saturation latency grows without bound: cap the axis at 5x zero-load latency.
+  const double cap = std::min(hi * 1.05, 5 * lo);
+  f.title = "Latency vs offered load (y capped at 5x the lowest latency; saturated points leave the top)";
+  f.extra = "set yrange [0:" + std::to_string(cap) + "]\nset xrange [0:*]\n";
+  pl.line_figure(f);
+  // Saturation throughput: the best accepted rate a configuration reached over the rates.
+  for (const Axis* p : others) {
+    std::vector<const Axis*> rest;
+    for (const Axis* o : others)
+      if (o != p) rest.push_back(o);
+    metric_vs_axis(pl, r, *p, rest, "saturation_vs_" + p->name,
+                   "Saturation throughput (best accepted load over the rates) vs " + p->name,
+                   "saturation throughput (flits/node/cycle)",
+                   [](const std::vector<const Json*>& rows, double* y) {
+                     *y = 0;
+                     bool any = false;
+                     for (const Json* row : rows) {
+                       double a;
+                       if (num(get(*row, "accepted_flit_rate"), &a)) *y = std::max(*y, a), any = true;
+                     }
+                     return any;
+                   },
+                   "set yrange [0:*]\n");
+  }
+}
+
+void allreduce_figures(Plotter& pl, const Results& r) {
+  bool have = false;
+  for (const Json& row : r.rows) {
+    double c, b;
+    have |= !get(row, "algo").is_null() && num(get(row, "bytes"), &b) && num(get(row, "cycles"), &c);
+  }
+  if (!have) return;
+  auto cycles = [](const std::vector<const Json*>& rows, double* y) {
+    return rows.size() == 1 && num(get(*rows[0], "cycles"), y);
+  };
+  const Axis* bytes = r.axis("bytes");
+  if (bytes) {
+    // One line per algorithm (and per value of the other axes).
+    std::vector<const Axis*> by = axes_except(r, {"bytes", "algo"});
+    Axis algo_axis{"algo", {}, false};
+    std::vector<const Axis*> series_by = {&algo_axis};
+    series_by.insert(series_by.end(), by.begin(), by.end());
+    metric_vs_axis(pl, r, *bytes, series_by, "allreduce_vs_bytes", "Allreduce time vs message size per algorithm",
+                   "allreduce time (cycles)", cycles, "set logscale xy\n");
+  }
+  for (const Axis& p : r.axes) {
+    if (p.name == "bytes" || p.name == "algo") continue;
+    Axis algo_axis{"algo", {}, false};
+    std::vector<const Axis*> rest = {&algo_axis};
+    for (const Axis* o : axes_except(r, {p.name, "algo"})) rest.push_back(o);
+    metric_vs_axis(pl, r, p, rest, "allreduce_vs_" + p.name, "Allreduce time vs " + p.name,
+                   "allreduce time (cycles)", cycles, "set yrange [0:*]\n");
+  }
+}
+
+bool parse_xy(const std::string& s, int* x, int* y) { return std::sscanf(s.c_str(), "%d,%d", x, y) == 2; }
+
+// The mesh of one point: each link direction an arrow coloured by utilization, live
+// chips as outlined squares, failed chips filled dark, failed links dashed grey.
+void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::string& label) {
+  const Json& cfg = res["config"];
+  int W, H, bw = 2, bh = 2;
+  if (std::sscanf(text(cfg["mesh"]).c_str(), "%dx%d", &W, &H) != 2) return;
+  std::sscanf(text(cfg.value("board", Json("2x2"))).c_str(), "%dx%d", &bw, &bh);
+  std::set<std::pair<int, int>> dead;
+  for (const auto& c : cfg.value("fail-chip", Json::array())) {
+    int x, y;
+    if (parse_xy(text(c), &x, &y)) dead.insert({x, y});
+  }
+  for (const auto& c : cfg.value("fail-board", Json::array())) {
+    int x, y;
+    if (parse_xy(text(c), &x, &y))
+      for (int i = 0; i < bw; ++i)
+        for (int j = 0; j < bh; ++j) dead.insert({x * bw + i, y * bh + j});
+  }
+  const std::map<char, std::pair<int, int>> dir = {{'N', {0, 1}}, {'E', {1, 0}}, {'S', {0, -1}}, {'W', {-1, 0}}};
+  std::set<std::tuple<int, int, char>> failed;  // failed link directions
+  std::ostringstream fl;
+  for (const auto& l : cfg.value("fail-link", Json::array())) {
+    int x, y;
+    char d;
+    const std::string s = text(l);
+    if (std::sscanf(s.c_str(), "%d,%d:%c", &x, &y, &d) != 3 || !dir.count(d)) continue;
+    const auto [dx, dy] = dir.at(d);
+    failed.insert({x, y, d});
+    const char opp = d == 'N' ? 'S' : d == 'S' ? 'N' : d == 'E' ? 'W' : 'E';
+    if (s.find("oneway") == std::string::npos) failed.insert({x + dx, y + dy, opp});
+    fl << x + dx * 0.25 << " " << y + dy * 0.25 << " " << dx * 0.5 << " " << dy * 0.5 << "\n";
+  }
+  std::ostringstream links;
+  links << std::setprecision(8);
+  double cmax = 0;
+  for (const auto& l : res["link_utilization"]) {
+    const int x = l.value("x", 0), y = l.value("y", 0);
+    const std::string p = text(l["port"]);
+    double u;
+    if (p.size() != 1 || !dir.count(p[0]) || !num(l["utilization"], &u)) continue;
+    const auto [dx, dy] = dir.at(p[0]);
+    int nx = (x + dx + W) % W, ny = (y + dy + H) % H;
+    if (dead.count({x, y}) || dead.count({nx, ny}) || failed.count({x, y, p[0]})) continue;
+    const bool wrap = x + dx < 0 || x + dx >= W || y + dy < 0 || y + dy >= H;  // torus
+    const double ox = 0.1 * dy, oy = -0.1 * dx, len = wrap ? 0.3 : 0.46;
+    links << x + dx * 0.27 + ox << " " << y + dy * 0.27 + oy << " " << dx * len << " " << dy * len << " " << u << "\n";
+    cmax = std::max(cmax, u);
+  }
+  std::ostringstream live, dd;
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) (dead.count({x, y}) ? dd : live) << x << " " << y << "\n";
+  std::ostringstream b;
+  b << "$links << EOD\n" << links.str() << "EOD\n$live << EOD\n" << live.str() << "EOD\n";
+  if (!dead.empty()) b << "$dead << EOD\n" << dd.str() << "EOD\n";
+  if (!fl.str().empty()) b << "$flinks << EOD\n" << fl.str() << "EOD\n";
+  const int step = std::max(1, std::max(W, H) / 16);
+  b << "set title " << gq("Link utilization, point " + name + (label.empty() ? "" : " (" + label + ")")) << "\n"
+    << "set size ratio -1\nset xrange [-0.7:" << W - 0.3 << "]\nset yrange [-0.7:" << H - 0.3 << "]\n"
+    << "set xtics 0," << step << "\nset ytics 0," << step << "\nset xlabel 'x'\nset ylabel 'y (N up)'\n"
+    << "set palette defined (0 '#f7fbff', 0.25 '#9ecae1', 0.5 '#fdae6b', 0.75 '#e6550d', 1 '#67000d')\n"
+    << "set cbrange [0:" << std::max(cmax, 1e-6) << "]\nset cblabel 'flits/cycle per link direction'\n"
+    << "set key below\n";
+  std::string plot = "plot $links using 1:2:3:4:5 with vectors head size 0.08,25 filled lw 2.5 lc palette notitle";
+  plot += ", $live using 1:2:(0.2):(0.2) with boxxyerror fs empty lc rgb 'black' lw 1 notitle";
+  if (!dead.empty()) plot += ", $dead using 1:2:(0.45):(0.45) with boxxyerror fs solid 1.0 noborder lc rgb '#303030' title 'failed chip'";
+  if (!fl.str().empty()) plot += ", $flinks using 1:2:3:4 with vectors nohead dt 2 lw 3 lc rgb '#d00000' title 'failed link'";
+  const int px = std::min(1400, std::max(600, 60 * W + 200));
+  pl.render("heatmap_" + name, b.str(), plot, px, std::min(1400, std::max(500, 60 * H + 160)));
+}
+
+// Picks the points to draw: per configuration (the axes other than rate), the ok point
+// with the highest rate (the most loaded network that still drained), at most `max`.
+void heatmaps(Plotter& pl, const Results& r, const std::string& dir, int n_points, int max) {
+  const auto others = axes_except(r, {"rate"});
+  int drawn = 0;
+  for (const auto& [label, rows] : group(r, others)) {
+    if (drawn >= max) break;
+    const Json* best = nullptr;
+    double best_rate = -1;
+    for (const Json* row : rows) {
+      double rt = 0;
+      num(get(*row, "rate"), &rt);
+      if (rt >= best_rate) best = row, best_rate = rt;
+    }
+    if (!best) continue;
+    const int id = (*best)["point"].get<int>();
+    const std::string name = point_name(id, n_points);
+    const Json res = read_json_file(dir + "/points/" + name + "/result.json");
+    if (!res.is_object() || !res.contains("link_utilization") || !res.contains("config")) continue;
+    std::string lab = key_of(*best, axes_except(r, {}));
+    heatmap(pl, res, name, lab);
+    ++drawn;
+  }
+}
+
+}  // namespace
+
+int cmd_plot(const std::vector<std::string>& args) {
+  po::options_description desc;
+  desc.add_options()
+    ("out", po::value<std::string>(), "directory for the figures (default DIR/plots)")
+    ("max-heatmaps", po::value<int>()->default_value(16), "most link-utilization heatmaps drawn, 0..1000")
+    ("help,h", "show this help");
+  po::options_description all;
+  all.add(desc).add_options()("dir", po::value<std::string>(), "");
+  po::positional_options_description pos;
+  pos.add("dir", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (see faultmesh plot --help)");
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: faultmesh plot DIR [--out PLOTDIR]\n"
+                 "Draws every figure the results of sweep directory DIR support, as PNG and SVG\n"
+                 "(gnuplot): latency vs load, saturation throughput vs each parameter, allreduce\n"
+                 "time vs message size and vs each parameter, link-utilization heatmaps.\n\n"
+              << desc << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("dir")) throw UsageError("no sweep directory given: faultmesh plot DIR --out PLOTDIR");
+  const std::string dir = vm["dir"].as<std::string>();
+  const int maxh = vm["max-heatmaps"].as<int>();
+  if (maxh < 0 || maxh > 1000) throw UsageError("--max-heatmaps " + std::to_string(maxh) + ": allowed 0..1000");
+  const Json man = read_json_file(dir + "/sweep.json");
+  std::ifstream rin(dir + "/results.jsonl");
+  if (!man.is_object() || !rin)
+    throw UsageError("plot " + dir + ": not a collected sweep directory (needs sweep.json and results.jsonl)");
+  Results r;
+  for (const auto& a : man["axes"]) {
+    Axis ax;
+    ax.name = a["option"].get<std::string>();
+    for (const auto& v : a["values"]) {
+      ax.values.push_back(v.get<std::string>());
+      double d;
+      ax.numeric &= num(v, &d);
+    }
+    if (ax.values.size() > 1) r.axes.push_back(ax);
+  }
+  std::string line;
+  while (std::getline(rin, line))
+    if (!line.empty()) r.rows.push_back(Json::parse(line));
+  const std::string out = vm.count("out") ? vm["out"].as<std::string>() : dir + "/plots";
+  make_dirs(out, "--out");
+  Plotter pl(out);
+  latency_figures(pl, r);
+  allreduce_figures(pl, r);
+  if (maxh > 0) heatmaps(pl, r, dir, (int)man["points"].size(), maxh);
+  if (pl.written().empty())
+    throw UsageError("plot " + dir + ": nothing to plot: no ok point has traffic statistics over a rate axis, "
+                     "allreduce algo/bytes/cycles, or a link_utilization map");
+  for (const std::string& n : pl.written()) std::cout << out << "/" << n << ".png  " << out << "/" << n << ".svg\n";
+  return kExitOk;
+}
+
+}  // namespace fm
