@@ -1,4 +1,4 @@
-// One router input port: a FIFO of BUF_DEPTH slots per VC (buffer write + the route
+// One router input port: a FIFO of up to BUF_DEPTH slots per VC (buffer write + the route
 // looked up for the flit as it is written), and the state of each input VC (IDLE /
 // ACTIVE with its allocated output VC). The allocators see, per VC, the flit at the
 // front of the FIFO and whether it may take part in VC or switch allocation this cycle.
@@ -11,19 +11,30 @@
 // The same holds for sa_ready = VA grant + regVA: with regVA = 0 a VC granted by VA in
 // cycle t is eligible for SA in cycle t (the grant is used combinationally), with
 // regVA = 1 from t + 1 (the registered ACTIVE state).
+//
+// Run-time configuration (fm_router's cfg pins, static after reset): vcs_i VCs exist (a
+// flit on a VC >= vcs_i is dropped and asserted), each FIFO holds at most buf_depth_i
+// flits (its ring has BUF_DEPTH slots; only the fill limit changes), and reg_rc_i /
+// reg_va_i say whether the RC and VA pipeline registers are in use.
 module fm_input_unit #(
-  /// Virtual channels per port.
+  /// Most virtual channels per port (the hardware's).
   parameter int unsigned NUM_VCS   = fm_pkg::DefaultNumVcs,
-  /// Flits per VC buffer.
+  /// Slots per VC buffer (the deepest buffer the run-time depth may select).
   parameter int unsigned BUF_DEPTH = fm_pkg::DefaultBufDepth,
-  /// Pipeline depth 1..4 (gives regRC and regVA).
-  parameter int unsigned PIPELINE  = fm_pkg::DefaultPipeline,
   /// Number of this input port (assertion messages only).
   parameter int unsigned PORT      = 0,
-  localparam int unsigned VcIdxW   = fm_pkg::idx_width(NUM_VCS)
+  localparam int unsigned VcIdxW   = fm_pkg::idx_width(NUM_VCS),
+  localparam int unsigned VcCntW   = fm_pkg::idx_width(NUM_VCS + 1),
+  localparam int unsigned CntW     = fm_pkg::idx_width(BUF_DEPTH + 1)
 ) (
   input  logic                                     clk_i,
   input  logic                                     rst_ni,
+  // Run-time configuration: VCs in use (1..NUM_VCS), buffer depth (1..BUF_DEPTH), and
+  // the pipeline registers after RC (P >= 3) and after VA (P >= 4).
+  input  logic [VcCntW-1:0]                        vcs_i,
+  input  logic [CntW-1:0]                          buf_depth_i,
+  input  logic                                     reg_rc_i,
+  input  logic                                     reg_va_i,
   // Flit arriving this cycle and the route table entry of its dst (used for heads).
   input  logic                                     in_valid_i,
   input  fm_pkg::flit_t                            in_flit_i,
@@ -49,17 +60,13 @@ module fm_input_unit #(
   output fm_pkg::credit_t                          credit_o
 );
 
-  localparam bit          RegRc = fm_pkg::reg_rc(PIPELINE);
-  localparam bit          RegVa = fm_pkg::reg_va(PIPELINE);
   localparam int unsigned PtrW  = fm_pkg::idx_width(BUF_DEPTH);
-  localparam int unsigned CntW  = fm_pkg::idx_width(BUF_DEPTH + 1);
   localparam logic [PtrW-1:0] LastSlot = PtrW'(BUF_DEPTH - 1);
-  localparam logic [CntW-1:0] Full     = CntW'(BUF_DEPTH);
 
-  // The arriving flit names an existing VC, and which one.
+  // The arriving flit names an existing VC (one of the vcs_i in use), and which one.
   logic              in_vc_ok;
   logic [VcIdxW-1:0] in_vc;
-  assign in_vc_ok = 32'(in_flit_i.vc) < NUM_VCS;
+  assign in_vc_ok = 32'(in_flit_i.vc) < 32'(vcs_i);
   assign in_vc    = in_flit_i.vc[VcIdxW-1:0];
 
   for (genvar v = 0; v < NUM_VCS; v++) begin : gen_vc
@@ -74,38 +81,29 @@ module fm_input_unit #(
     logic [fm_pkg::PortW-1:0] out_port_q, out_port_d;
     logic [VcIdxW-1:0]        out_vc_q, out_vc_d;
 
-    logic arrive, wr, pop, nonempty, front_valid, tail_pop, va_gnt;
+    logic arrive, wr, pop, nonempty, front_valid, tail_pop, va_gnt, va_now;
     assign arrive   = in_valid_i && in_vc_ok && (in_vc == VcIdxW'(v));
     // A full FIFO drops the flit (the model's "buffer overflow" violation; asserted below).
-    assign wr       = arrive && (count_q != Full);
+    assign wr       = arrive && (count_q < buf_depth_i);
     assign pop      = pop_i && (pop_vc_i == VcIdxW'(v));
     assign nonempty = (count_q != '0);
     assign va_gnt   = va_gnt_i[v];
 
-    // Front of the FIFO; with regRC = 0 an arrival into an empty VC is its own front.
-    if (RegRc) begin : gen_no_bypass
-      assign front_valid    = nonempty;
-      assign front_data_o[v]  = data_q[rd_ptr_q];
-      assign front_port_o[v]  = port_q[rd_ptr_q];
-      assign front_mask_o[v]  = mask_q[rd_ptr_q];
-    end else begin : gen_bypass
-      assign front_valid    = nonempty || wr;
-      assign front_data_o[v]  = nonempty ? data_q[rd_ptr_q] : in_flit_i.data;
-      assign front_port_o[v]  = nonempty ? port_q[rd_ptr_q] : in_route_port_i;
-      assign front_mask_o[v]  = nonempty ? mask_q[rd_ptr_q] : in_route_mask_i;
-    end
+    // Front of the FIFO; with regRC = 0 an arrival into an empty VC is its own front
+    // (bypass). With regRC = 1 the bypassed fields are shown but front_valid is 0.
+    assign front_valid     = nonempty || (!reg_rc_i && wr);
+    assign front_data_o[v] = nonempty ? data_q[rd_ptr_q] : in_flit_i.data;
+    assign front_port_o[v] = nonempty ? port_q[rd_ptr_q] : in_route_port_i;
+    assign front_mask_o[v] = nonempty ? mask_q[rd_ptr_q] : in_route_mask_i;
     assign tail_pop = pop && front_data_o[v].kind[fm_pkg::KindTailBit];
 
-    assign va_req_o[v] = (state_q == fm_pkg::VcIdle) && front_valid;
-    if (RegVa) begin : gen_va_reg
-      assign sa_req_o[v]   = (state_q == fm_pkg::VcActive) && front_valid;
-      assign out_port_o[v] = out_port_q;
-      assign out_vc_o[v]   = out_vc_q;
-    end else begin : gen_va_comb
-      assign sa_req_o[v]   = ((state_q == fm_pkg::VcActive) || va_gnt) && front_valid;
-      assign out_port_o[v] = va_gnt ? front_port_o[v] : out_port_q;
-      assign out_vc_o[v]   = va_gnt ? va_gnt_vc_i[v] : out_vc_q;
-    end
+    // regVA = 0: a VA grant of this cycle makes the VC eligible for SA in this cycle,
+    // with the granted output VC; regVA = 1: from the next cycle (registered ACTIVE).
+    assign va_now        = !reg_va_i && va_gnt;
+    assign va_req_o[v]   = (state_q == fm_pkg::VcIdle) && front_valid;
+    assign sa_req_o[v]   = ((state_q == fm_pkg::VcActive) || va_now) && front_valid;
+    assign out_port_o[v] = va_now ? front_port_o[v] : out_port_q;
+    assign out_vc_o[v]   = va_now ? va_gnt_vc_i[v] : out_vc_q;
 
     always_comb begin
       rd_ptr_d = rd_ptr_q;
@@ -178,7 +176,7 @@ module fm_input_unit #(
         open_seq_q    <= in_flit_i.data.seq;
       end
     end
-    assert property (@(posedge clk_i) disable iff (!rst_ni) arrive |-> (count_q != Full))
+    assert property (@(posedge clk_i) disable iff (!rst_ni) arrive |-> (count_q < buf_depth_i))
       else $error("input port %0d vc %0d: flit written into a full VC buffer", PORT, v);
     assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head) |-> !open_q)
       else $error("input port %0d vc %0d: head flit while the previous packet has not seen its tail",
@@ -201,8 +199,9 @@ module fm_input_unit #(
       else $error("input port %0d vc %0d: switch grant for a VC that did not request", PORT, v);
     assert property (@(posedge clk_i) disable iff (!rst_ni) va_gnt |-> va_req_o[v])
       else $error("input port %0d vc %0d: VC grant for a VC that did not request", PORT, v);
-    assert property (@(posedge clk_i) disable iff (!rst_ni) count_q <= Full)
-      else $error("input port %0d vc %0d: fill count %0d above %0d", PORT, v, count_q, BUF_DEPTH);
+    assert property (@(posedge clk_i) disable iff (!rst_ni) count_q <= buf_depth_i)
+      else $error("input port %0d vc %0d: fill count %0d above %0d", PORT, v, count_q,
+                  buf_depth_i);
 `endif
   end
 

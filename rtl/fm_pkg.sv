@@ -24,8 +24,6 @@ package fm_pkg;
   localparam int unsigned DefaultBufDepth = 8;
   /// Default pipeline depth (--pipeline 3: RC | VA+SA | ST).
   localparam int unsigned DefaultPipeline = 3;
-  /// Default arbiter pointer rule (--arbiter rr).
-  localparam int unsigned DefaultIslip = 0;
   /// Default route table size: one entry per chip of the default 8x8 network.
   localparam int unsigned DefaultNumDests = 64;
 
@@ -46,6 +44,11 @@ package fm_pkg;
   localparam int unsigned PortW = 3;
   /// Route table register word: {vc_mask[15:0], 5'b0, port[2:0]}.
   localparam int unsigned TblWordW = 24;
+  /// Run-time configuration pins (fm_router cfg_*_i): wide enough for the package
+  /// maxima, so the port list does not depend on the parameters.
+  localparam int unsigned CfgVcsW  = $clog2(MaxVcs + 1);       // 1..16: 5 bits
+  localparam int unsigned CfgBufW  = $clog2(MaxBufDepth + 1);  // 1..256: 9 bits
+  localparam int unsigned CfgPipeW = $clog2(MaxPipeline + 1);  // 1..4: 3 bits
 
   // ---------------------------------------------------------------- enums
   /// Port numbers, the same in the model (enum Port) and the RTL.
@@ -69,7 +72,7 @@ package fm_pkg;
   /// Bit of the kind field that marks a tail flit.
   localparam int unsigned KindTailBit = 1;
 
-  /// Arbiter pointer rule (enum Arbiter; the ISLIP parameter).
+  /// Arbiter pointer rule (enum Arbiter; the cfg_islip_i pin).
   typedef enum logic {
     ArbRoundRobin = 1'b0,  ///< pointer moves past every request made
     ArbIslip      = 1'b1   ///< pointer moves past a request only when it is granted

@@ -9,16 +9,21 @@
 // reads {port L, mask 0} (the model's default RouteEntry; in the model it is an
 // out-of-bounds read) and fails an assertion when a head flit uses it.
 // Reset: every entry becomes {port L, mask 0}, the model's default RouteEntry.
+// The stored mask has NUM_VCS bits (the hardware's VCs); a write must name a non-empty
+// subset of the vcs_i VCs in use (asserted), so masks never select a VC >= vcs_i.
 module fm_route_table #(
-  /// Virtual channels per port (bits of the stored mask).
+  /// Most virtual channels per port (bits of the stored mask).
   parameter int unsigned NUM_VCS   = fm_pkg::DefaultNumVcs,
   /// Entries (destination chips).
   parameter int unsigned NUM_DESTS = fm_pkg::DefaultNumDests,
   /// Read ports.
-  parameter int unsigned NUM_READ  = fm_pkg::NumPorts
+  parameter int unsigned NUM_READ  = fm_pkg::NumPorts,
+  localparam int unsigned VcCntW   = fm_pkg::idx_width(NUM_VCS + 1)
 ) (
   input  logic                                       clk_i,
   input  logic                                       rst_ni,
+  /// VCs in use (run-time configuration, 1..NUM_VCS): only checked by the assertions.
+  input  logic [VcCntW-1:0]                          vcs_i,
   /// Write the entry for destination `waddr_i` with `wdata_i` at the end of this cycle.
   input  logic                                       we_i,
   input  logic [fm_pkg::ChipW-1:0]                   waddr_i,
@@ -32,7 +37,6 @@ module fm_route_table #(
 );
 
   localparam int unsigned AddrW = fm_pkg::idx_width(NUM_DESTS);
-  localparam logic [fm_pkg::MaxVcs-1:0] AllVcs = fm_pkg::MaxVcs'((17'd1 << NUM_VCS) - 17'd1);
 
   logic [fm_pkg::PortW-1:0] port_q [NUM_DESTS];
   logic [NUM_VCS-1:0]       mask_q [NUM_DESTS];
@@ -60,6 +64,9 @@ module fm_route_table #(
   end
 
 `ifndef SYNTHESIS
+  // The VCs in use as a mask.
+  logic [fm_pkg::MaxVcs-1:0] all_vcs;
+  assign all_vcs = fm_pkg::MaxVcs'((17'd1 << vcs_i) - 17'd1);
   // The model's loader rejects a table with any such entry (Router::load_table).
   assert property (@(posedge clk_i) disable iff (!rst_ni)
                    we_i |-> (32'(waddr_i) < NUM_DESTS))
@@ -69,9 +76,9 @@ module fm_route_table #(
                    we_i |-> (wdata_i.port < fm_pkg::PortW'(fm_pkg::NumPorts)))
     else $error("route table write names port %0d, outside 0..4", wdata_i.port);
   assert property (@(posedge clk_i) disable iff (!rst_ni)
-                   we_i |-> (wdata_i.vc_mask != '0 && (wdata_i.vc_mask & ~AllVcs) == '0))
+                   we_i |-> (wdata_i.vc_mask != '0 && (wdata_i.vc_mask & ~all_vcs) == '0))
     else $error("route table write with VC mask 0x%0h: not a non-empty subset of %0d VCs",
-                wdata_i.vc_mask, NUM_VCS);
+                wdata_i.vc_mask, vcs_i);
   assert property (@(posedge clk_i) disable iff (!rst_ni)
                    we_i |-> (wdata_i.zero == '0))
     else $error("route table write with reserved bits 7:3 = 0x%0h", wdata_i.zero);

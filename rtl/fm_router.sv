@@ -1,21 +1,38 @@
 // fm_router: the faultmesh virtual-channel router (docs/router-microarchitecture.md),
 // cycle-exact with the SystemC model Router (models/router.{h,cpp}): 5 ports (N E S W L),
-// NUM_VCS VCs per port with BUF_DEPTH-flit buffers, wormhole switching, credit flow
-// control, table routing, separable input-first VC and switch allocation with
-// round-robin or iSLIP pointer rules, and a PIPELINE-cycle pipeline (1..4).
+// V VCs per port with B-flit buffers, wormhole switching, credit flow control, table
+// routing, separable input-first VC and switch allocation with round-robin or iSLIP
+// pointer rules, and a P-cycle pipeline (1..4).
+//
+// Run-time configuration: V, B, P and the pointer rule are static configuration inputs,
+// so one build covers many router configurations (the co-simulation matrix uses one
+// build with NUM_VCS = 4, BUF_DEPTH = 8, PIPELINE = 4). The parameters NUM_VCS,
+// BUF_DEPTH and PIPELINE are the upper bounds the hardware is built for:
+//   cfg_vcs_i[4:0]       V, 1..NUM_VCS        (the model's NetworkConfig::vcs)
+//   cfg_buf_i[8:0]       B, 1..BUF_DEPTH      (NetworkConfig::buf)
+//   cfg_pipeline_i[2:0]  P, 1..PIPELINE       (NetworkConfig::pipeline)
+//   cfg_islip_i          0 round-robin, 1 iSLIP (NetworkConfig::arbiter)
+// They are sampled at every rising clock edge while rst_ni is low (at least one edge in
+// reset is needed) and held while rst_ni is high: change them only in reset. A value out
+// of range fails an assertion after reset and the router then runs with V = NUM_VCS,
+// B = BUF_DEPTH, P = PIPELINE. With (V, B, P) the router behaves exactly as one built
+// for them: VCs >= V do not exist (a flit or credit naming one is dropped and asserted),
+// each VC buffer holds at most B flits and each output VC starts with B credits, and
+// regRC / regVA / regSA follow P (a register that P does not use is bypassed; one that
+// PIPELINE rules out is not built). rtl/NOTES.md "Run-time configuration" has the details.
 //
 // One clock cycle is one model cycle t:
 //   inputs   the flit arriving on each input port in cycle t (the model's
 //            Link::receive(t)) and the credit arriving for each output port in cycle t;
 //   outputs  the flit departing on each output port in cycle t (granted by switch
 //            allocation in cycle t - regSA: combinational from this cycle's inputs when
-//            regSA = 0, i.e. PIPELINE = 1) and the credit sent upstream on each input
+//            regSA = 0, i.e. P = 1) and the credit sent upstream on each input
 //            port in cycle t (combinational: sent in the cycle its flit wins switch
 //            allocation);
 //   state    updated at the rising edge ending cycle t.
-// Pipeline registers: regRC = (PIPELINE >= 3), regVA = (PIPELINE >= 4), regSA = (PIPELINE >= 2).
+// Pipeline registers: regRC = (P >= 3), regVA = (P >= 4), regSA = (P >= 2).
 // Reset (rst_ni low, asynchronous): every VC idle and empty, every output VC free with
-// BUF_DEPTH credits, every pointer 0, every route entry {port L, mask 0}.
+// B credits, every pointer 0, every route entry {port L, mask 0}.
 //
 // Ports (every port 64 bits or narrower, no unpacked arrays, for Verilator's SystemC
 // wrapper), for each router port <p> in n, e, s, w, l (numbers 0..4):
@@ -33,26 +50,25 @@
 // Route table register write port (the entry is used from the next cycle on):
 //   tbl_we_i                write this cycle
 //   tbl_addr_i[15:0]        destination chip id (< NUM_DESTS)
-//   tbl_data_i[23:0]        {vc_mask[15:0], 5'b0, port[2:0]}
+//   tbl_data_i[23:0]        {vc_mask[15:0], 5'b0, port[2:0]} (mask within the V VCs)
 // Flits of the whole router are fm_pkg::flit_t = {payload, meta, ctl} (150 bits).
 //
 // Simulation-only checks (`ifndef SYNTHESIS, run by Verilator with --assert): credit
-// counter above BUF_DEPTH, write into a full VC buffer, head into a VC whose previous
+// counter above B, write into a full VC buffer, head into a VC whose previous
 // packet has not seen its tail, body flit with no open packet, route naming a port
-// outside 0..4 or an empty VC mask, flit or credit on a nonexistent VC, bad table writes.
+// outside 0..4 or an empty VC mask, flit or credit on a nonexistent VC, bad table writes,
+// configuration inputs out of range.
 //
 // Bug injection for the co-simulation tests (both off unless defined):
 //   FM_BUG_RR_STUCK      switch allocation output pointers never advance (fm_sw_alloc)
 //   FM_BUG_LOSE_CREDIT   the first credit returned on input port 0 (N) is never sent
 module fm_router #(
-  /// Virtual channels per port, 1..16.
+  /// Most virtual channels per port (bound of cfg_vcs_i), 1..16.
   parameter int unsigned NUM_VCS   = fm_pkg::DefaultNumVcs,
-  /// Flits per VC buffer, 1..256 (also the initial credit count of each output VC).
+  /// Slots per VC buffer (bound of cfg_buf_i), 1..256.
   parameter int unsigned BUF_DEPTH = fm_pkg::DefaultBufDepth,
-  /// Pipeline depth in cycles, 1..4.
+  /// Deepest pipeline (bound of cfg_pipeline_i), 1..4: which pipeline registers exist.
   parameter int unsigned PIPELINE  = fm_pkg::DefaultPipeline,
-  /// Arbiter pointer rule: 0 round-robin, 1 iSLIP.
-  parameter int unsigned ISLIP     = fm_pkg::DefaultIslip,
   /// Route table entries (destination chips), 1..65536.
   parameter int unsigned NUM_DESTS = fm_pkg::DefaultNumDests
 ) (
@@ -62,6 +78,11 @@ module fm_router #(
   /* verilator lint_off SYNCASYNCNET */
   input  logic                          rst_ni,
   /* verilator lint_on SYNCASYNCNET */
+  // Run-time configuration (see above): sampled in reset, held after it.
+  input  logic [fm_pkg::CfgVcsW-1:0]    cfg_vcs_i,
+  input  logic [fm_pkg::CfgBufW-1:0]    cfg_buf_i,
+  input  logic [fm_pkg::CfgPipeW-1:0]   cfg_pipeline_i,
+  input  logic                          cfg_islip_i,
   input  logic                          in_n_valid_i,
   input  logic [fm_pkg::PayloadW-1:0]   in_n_payload_i,
   input  logic [fm_pkg::MetaW-1:0]      in_n_meta_i,
@@ -129,7 +150,9 @@ module fm_router #(
 
   import fm_pkg::*;
 
-  localparam int unsigned VcIdxW = idx_width(NUM_VCS);
+  localparam int unsigned VcIdxW  = idx_width(NUM_VCS);
+  localparam int unsigned VcCntW  = idx_width(NUM_VCS + 1);
+  localparam int unsigned BufCntW = idx_width(BUF_DEPTH + 1);
 
   // ---------------------------------------------------------------- parameter checks
   if (NUM_VCS < 1 || NUM_VCS > MaxVcs) begin : gen_bad_num_vcs
@@ -141,12 +164,38 @@ module fm_router #(
   if (PIPELINE < 1 || PIPELINE > MaxPipeline) begin : gen_bad_pipeline
     $fatal(1, "fm_router: PIPELINE = %0d, allowed 1..%0d", PIPELINE, MaxPipeline);
   end
-  if (ISLIP > 1) begin : gen_bad_islip
-    $fatal(1, "fm_router: ISLIP = %0d, allowed 0 (round-robin) or 1 (iSLIP)", ISLIP);
-  end
   if (NUM_DESTS < 1 || NUM_DESTS > MaxNumDests) begin : gen_bad_num_dests
     $fatal(1, "fm_router: NUM_DESTS = %0d, allowed 1..%0d", NUM_DESTS, MaxNumDests);
   end
+
+  // ---------------------------------------------------------------- run-time configuration
+  // Sampled at each rising edge in reset (synchronously: the values are not constants, so
+  // they cannot be asynchronous reset values), held from the release of reset on.
+  logic               cfg_ok, cfg_ok_q;
+  logic [VcCntW-1:0]  vcs_q;
+  logic [BufCntW-1:0] buf_q;
+  logic               reg_rc_q, reg_va_q, reg_sa_q, islip_q;
+  assign cfg_ok = cfg_vcs_i >= CfgVcsW'(1) && 32'(cfg_vcs_i) <= NUM_VCS &&
+                  cfg_buf_i >= CfgBufW'(1) && 32'(cfg_buf_i) <= BUF_DEPTH &&
+                  cfg_pipeline_i >= CfgPipeW'(1) && 32'(cfg_pipeline_i) <= PIPELINE;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      cfg_ok_q <= cfg_ok;
+      vcs_q    <= cfg_ok ? VcCntW'(cfg_vcs_i) : VcCntW'(NUM_VCS);
+      buf_q    <= cfg_ok ? BufCntW'(cfg_buf_i) : BufCntW'(BUF_DEPTH);
+      // A register is used only if it exists (P <= PIPELINE when cfg_ok).
+      reg_rc_q <= reg_rc(PIPELINE) && (!cfg_ok || cfg_pipeline_i >= CfgPipeW'(3));
+      reg_va_q <= reg_va(PIPELINE) && (!cfg_ok || cfg_pipeline_i >= CfgPipeW'(4));
+      reg_sa_q <= reg_sa(PIPELINE) && (!cfg_ok || cfg_pipeline_i >= CfgPipeW'(2));
+      islip_q  <= cfg_islip_i;
+    end
+  end
+`ifndef SYNTHESIS
+  assert property (@(posedge clk_i) disable iff (!rst_ni) cfg_ok_q)
+    else $error({"fm_router: configuration inputs out of range in reset (V 1..%0d, ",
+                 "B 1..%0d, P 1..%0d); running with V = %0d, B = %0d, P = %0d"},
+                NUM_VCS, BUF_DEPTH, PIPELINE, NUM_VCS, BUF_DEPTH, PIPELINE);
+`endif
 
   // ---------------------------------------------------------------- ports as arrays
   logic      [NumPorts-1:0] in_valid;
@@ -203,6 +252,7 @@ module fm_router #(
   ) i_route_table (
     .clk_i,
     .rst_ni,
+    .vcs_i   (vcs_q),
     .we_i    (tbl_we_i),
     .waddr_i (tbl_addr_i),
     .wdata_i (route_word_t'(tbl_data_i)),
@@ -228,11 +278,14 @@ module fm_router #(
     fm_input_unit #(
       .NUM_VCS   (NUM_VCS),
       .BUF_DEPTH (BUF_DEPTH),
-      .PIPELINE  (PIPELINE),
       .PORT      (p)
     ) i_input_unit (
       .clk_i,
       .rst_ni,
+      .vcs_i           (vcs_q),
+      .buf_depth_i     (buf_q),
+      .reg_rc_i        (reg_rc_q),
+      .reg_va_i        (reg_va_q),
       .in_valid_i      (in_valid[p]),
       .in_flit_i       (in_flit[p]),
       .in_route_port_i (rc_port[p]),
@@ -266,6 +319,9 @@ module fm_router #(
     ) i_output_unit (
       .clk_i,
       .rst_ni,
+      .vcs_i        (vcs_q),
+      .buf_depth_i  (buf_q),
+      .reg_sa_i     (reg_sa_q),
       .cr_in_i      (cr_in[o]),
       .has_credit_o (has_credit[o]),
       .free_o       (ovc_free[o]),
@@ -279,11 +335,12 @@ module fm_router #(
 
   // ---------------------------------------------------------------- VC allocation
   fm_vc_alloc #(
-    .NUM_VCS (NUM_VCS),
-    .ISLIP   (ISLIP)
+    .NUM_VCS (NUM_VCS)
   ) i_vc_alloc (
     .clk_i,
     .rst_ni,
+    .vcs_i      (vcs_q),
+    .islip_i    (islip_q),
     .req_i      (va_req),
     .req_port_i (front_port),
     .req_mask_i (front_mask),
@@ -307,11 +364,12 @@ module fm_router #(
   logic [NumPorts-1:0][PortW-1:0] sa_out_port;
 
   fm_sw_alloc #(
-    .NUM_VCS (NUM_VCS),
-    .ISLIP   (ISLIP)
+    .NUM_VCS (NUM_VCS)
   ) i_sw_alloc (
     .clk_i,
     .rst_ni,
+    .vcs_i      (vcs_q),
+    .islip_i    (islip_q),
     .elig_i     (sa_elig),
     .out_port_i (hold_port),
     .in_vc_o    (sa_in_vc),

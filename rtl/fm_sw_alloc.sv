@@ -5,21 +5,25 @@
 // sa_in_ptr[p]; it requests the output port its packet holds.
 // Stage 2, per output port o: grant the requesting input port first at or after
 // sa_out_ptr[o]; sa_out_ptr[o] = p + 1 (mod 5) on every grant.
-// sa_in_ptr[p]: round-robin (ISLIP = 0) = picked VC + 1 whenever stage 1 picks; iSLIP
-// (ISLIP = 1) = picked VC + 1 only when stage 2 grants it.
+// sa_in_ptr[p]: round-robin (islip_i = 0) = picked VC + 1 (mod vcs_i) whenever stage 1
+// picks; iSLIP (islip_i = 1) = picked VC + 1 (mod vcs_i) only when stage 2 grants it.
+// The run-time VC count vcs_i (<= NUM_VCS) only sets where sa_in_ptr wraps: VCs >= vcs_i
+// never become eligible, so they take no part otherwise.
 //
 // Bug injection (co-simulation must catch it): FM_BUG_RR_STUCK leaves sa_out_ptr where
 // it is after a grant.
 module fm_sw_alloc #(
-  /// Virtual channels per port.
+  /// Most virtual channels per port (the hardware's).
   parameter int unsigned NUM_VCS = fm_pkg::DefaultNumVcs,
-  /// Pointer rule: 0 round-robin, 1 iSLIP.
-  parameter int unsigned ISLIP   = fm_pkg::DefaultIslip,
   localparam int unsigned NumPorts = fm_pkg::NumPorts,
-  localparam int unsigned VcIdxW   = fm_pkg::idx_width(NUM_VCS)
+  localparam int unsigned VcIdxW   = fm_pkg::idx_width(NUM_VCS),
+  localparam int unsigned VcCntW   = fm_pkg::idx_width(NUM_VCS + 1)
 ) (
   input  logic                                          clk_i,
   input  logic                                          rst_ni,
+  /// Run-time configuration (static after reset): VCs in use 1..NUM_VCS, pointer rule.
+  input  logic [VcCntW-1:0]                             vcs_i,
+  input  logic                                          islip_i,
   /// Per input port and VC: may bid (ACTIVE, front flit ready, output VC has a credit).
   input  logic [NumPorts-1:0][NUM_VCS-1:0]              elig_i,
   /// Per input port and VC: the output port its packet holds.
@@ -87,6 +91,8 @@ module fm_sw_alloc #(
   end
 
   // ---------------------------------------------------------------- grants and sa_in_ptr
+  logic [VcIdxW-1:0] last_vc;  // highest VC in use
+  assign last_vc = VcIdxW'(vcs_i - 1'b1);
   for (genvar p = 0; p < NumPorts; p++) begin : gen_gnt
     logic [NumPorts-1:0] gnt_col;  // grants of every output to input p (at most one)
     for (genvar o = 0; o < NumPorts; o++) begin : gen_col
@@ -94,9 +100,9 @@ module fm_sw_alloc #(
     end
     assign in_gnt_o[p] = |gnt_col;
     logic move;
-    assign move = (ISLIP != 0) ? in_gnt_o[p] : pick_valid[p];
+    assign move = islip_i ? in_gnt_o[p] : pick_valid[p];
     assign sa_in_ptr_d[p] = !move ? sa_in_ptr_q[p] :
-                            (in_vc_o[p] == VcIdxW'(NUM_VCS - 1)) ? '0 : in_vc_o[p] + 1'b1;
+                            (in_vc_o[p] == last_vc) ? '0 : in_vc_o[p] + 1'b1;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

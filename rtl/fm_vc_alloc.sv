@@ -6,18 +6,27 @@
 // route's port; it requests the first candidate at or after va_ptr[i].
 // Stage 2, per output VC o: grant the requester first at or after va_out_ptr[o]
 // (cyclically over all 5 * NUM_VCS input VCs); va_out_ptr[o] = winner + 1 on a grant.
-// va_ptr[i]: round-robin (ISLIP = 0) = requested VC + 1 on every request; iSLIP
-// (ISLIP = 1) = granted VC + 1 only on a grant.
+// va_ptr[i]: round-robin (islip_i = 0) = requested VC + 1 (mod vcs_i) on every request;
+// iSLIP (islip_i = 1) = granted VC + 1 (mod vcs_i) only on a grant.
+//
+// Run-time VC count vcs_i = V <= NUM_VCS: input and output VCs >= V never request and are
+// never candidates (their route masks and flits are limited to V VCs), so only va_ptr's
+// wrap depends on V. Stage 2 keeps the hardware numbering p * NUM_VCS + v, which orders
+// the input VCs exactly as the spec's p * V + v; the pointer winner + 1 (mod 5 * NUM_VCS)
+// selects the same requesters as the spec's winner + 1 (mod 5V): those after the winner
+// in (port, vc) order, or all of them after the last one.
 module fm_vc_alloc #(
-  /// Virtual channels per port.
+  /// Most virtual channels per port (the hardware's).
   parameter int unsigned NUM_VCS = fm_pkg::DefaultNumVcs,
-  /// Pointer rule: 0 round-robin, 1 iSLIP.
-  parameter int unsigned ISLIP   = fm_pkg::DefaultIslip,
   localparam int unsigned NumVcs = fm_pkg::NumPorts * NUM_VCS,
-  localparam int unsigned VcIdxW = fm_pkg::idx_width(NUM_VCS)
+  localparam int unsigned VcIdxW = fm_pkg::idx_width(NUM_VCS),
+  localparam int unsigned VcCntW = fm_pkg::idx_width(NUM_VCS + 1)
 ) (
   input  logic                                       clk_i,
   input  logic                                       rst_ni,
+  /// Run-time configuration (static after reset): VCs in use 1..NUM_VCS, pointer rule.
+  input  logic [VcCntW-1:0]                          vcs_i,
+  input  logic                                       islip_i,
   /// Per input VC: IDLE with a head at the front (ready this cycle).
   input  logic [NumVcs-1:0]                          req_i,
   /// Per input VC: the head's route (output port, allowed output VCs).
@@ -83,6 +92,8 @@ module fm_vc_alloc #(
   end
 
   // ---------------------------------------------------------------- grants and va_ptr
+  logic [VcIdxW-1:0] last_vc;  // highest VC in use
+  assign last_vc = VcIdxW'(vcs_i - 1'b1);
   for (genvar i = 0; i < NumVcs; i++) begin : gen_gnt
     logic [NumVcs-1:0] gnt_col;  // grants of every output VC to input VC i (at most one)
     for (genvar o = 0; o < NumVcs; o++) begin : gen_col
@@ -91,9 +102,9 @@ module fm_vc_alloc #(
     assign gnt_o[i]    = |gnt_col;
     assign gnt_vc_o[i] = s1_vc[i];
     logic move;
-    assign move = (ISLIP != 0) ? gnt_o[i] : s1_valid[i];
+    assign move = islip_i ? gnt_o[i] : s1_valid[i];
     assign va_ptr_d[i] = !move ? va_ptr_q[i] :
-                         (s1_vc[i] == VcIdxW'(NUM_VCS - 1)) ? '0 : s1_vc[i] + 1'b1;
+                         (s1_vc[i] == last_vc) ? '0 : s1_vc[i] + 1'b1;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

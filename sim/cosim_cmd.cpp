@@ -1,6 +1,7 @@
 // faultmesh cosim: the lockstep co-simulation of the verilated RTL router against the
-// SystemC model Router (tb/cosim.h) under closed-loop random traffic, for one of the
-// verilated configurations (RTL parameters are compile-time, so only those exist).
+// SystemC model Router (tb/cosim.h) under closed-loop random traffic, for any router
+// configuration within the bounds of the verilated RTL build (V, B, P and the arbiter
+// are run-time configuration pins of the RTL).
 #include <iostream>
 
 #include "sim/cli.h"
@@ -10,11 +11,14 @@
 namespace fm {
 
 int cmd_cosim(const std::vector<std::string>& args) {
+  const RtlBounds b = rtl_bounds();
+  const auto range = [](int hi) { return " (1.." + std::to_string(hi) + ")"; };
   po::options_description desc("Co-simulation");
   desc.add_options()
-    ("vcs", po::value<int>()->default_value(2), "virtual channels per port")
-    ("buf", po::value<int>()->default_value(4), "buffer depth, flits per VC")
-    ("pipeline", po::value<int>()->default_value(3), "router pipeline depth in cycles")
+    ("vcs", po::value<int>()->default_value(2), ("virtual channels per port" + range(b.max_vcs)).c_str())
+    ("buf", po::value<int>()->default_value(4), ("buffer depth, flits per VC" + range(b.max_buf)).c_str())
+    ("pipeline", po::value<int>()->default_value(3),
+     ("router pipeline depth in cycles" + range(b.max_pipeline)).c_str())
     ("arbiter", po::value<std::string>()->default_value("rr"), "arbiter pointer rule: rr | islip")
     ("cycles", po::value<long long>()->default_value(100000), "cycles to simulate, >= 1")
     ("seed", po::value<long long>()->default_value(1), "stimulus seed, 0..4294967295")
@@ -24,8 +28,10 @@ int cmd_cosim(const std::vector<std::string>& args) {
                   "usage: faultmesh cosim [options]\n"
                   "Lockstep co-simulation of the verilated RTL router against the SystemC model\n"
                   "router: closed-loop random traffic, every output flit and credit compared\n"
-                  "every cycle, stop at the first mismatch. Verilated configurations: " +
-                      rtl_config_list() + ".",
+                  "every cycle, stop at the first mismatch. One verilated RTL build runs every\n"
+                  "configuration within its bounds (V 1.." +
+                      std::to_string(b.max_vcs) + ", B 1.." + std::to_string(b.max_buf) + ", P 1.." +
+                      std::to_string(b.max_pipeline) + ", rr or islip), set on its configuration pins.",
                   &vm))
     return kExitOk;
   const std::string arb = vm["arbiter"].as<std::string>();
@@ -34,13 +40,13 @@ int cmd_cosim(const std::vector<std::string>& args) {
   if (cycles < 1) throw UsageError("--cycles " + std::to_string(cycles) + ": must be >= 1");
   if (seed < 0 || seed > 0xffffffffLL)
     throw UsageError("--seed " + std::to_string(seed) + ": allowed 0..4294967295");
-  const int vcs = vm["vcs"].as<int>(), buf = vm["buf"].as<int>(), pipe = vm["pipeline"].as<int>();
-  const auto cfg = find_rtl_config(vcs, buf, pipe, arb == "islip");
-  if (!cfg)
-    throw UsageError("--vcs " + std::to_string(vcs) + " --buf " + std::to_string(buf) + " --pipeline " +
-                     std::to_string(pipe) + " --arbiter " + arb +
-                     ": not a verilated RTL configuration (RTL parameters are compile-time); available: " +
-                     rtl_config_list());
+  RtlConfig cfg;
+  cfg.vcs = vm["vcs"].as<int>();
+  cfg.buf = vm["buf"].as<int>();
+  cfg.pipeline = vm["pipeline"].as<int>();
+  cfg.islip = arb == "islip";
+  const std::string bad = rtl_config_error(cfg);
+  if (!bad.empty()) throw UsageError(bad);
   std::string json;
   if (vm.count("json")) {
     json = vm["json"].as<std::string>();
@@ -49,15 +55,15 @@ int cmd_cosim(const std::vector<std::string>& args) {
   CosimParams p;
   p.cycles = (uint64_t)cycles;
   p.seed = (uint32_t)seed;
-  const CosimResult r = run_cosim(*cfg, p);
+  const CosimResult r = run_cosim(cfg, p);
   if (!json.empty()) write_file_atomic(json, to_json(r).dump(2) + "\n");
   if (!r.agreed) {
-    std::cout << "faultmesh cosim " << cfg->name << ", seed " << seed << ": MISMATCH after " << r.cycles
+    std::cout << "faultmesh cosim " << cfg.name() << ", seed " << seed << ": MISMATCH after " << r.cycles
               << " cycles (" << r.flits_compared << " flits, " << r.credits_compared
               << " credits compared)\n  " << r.mismatch << "\n";
     return kExitRunFailed;
   }
-  std::cout << "faultmesh cosim " << cfg->name << ", seed " << seed << ": agreed on " << r.cycles
+  std::cout << "faultmesh cosim " << cfg.name() << ", seed " << seed << ": agreed on " << r.cycles
             << " cycles, " << r.flits_compared << " flits and " << r.credits_compared
             << " credits compared\n";
   return kExitOk;

@@ -35,11 +35,6 @@
 #include "models/route_table.h"
 #include "models/router.h"
 #include "tb/rtl_ports.h"
-#ifdef FM_RTL_EXTRA_CONFIGS
-#include "Vfm_router_v1b4p1.h"
-#include "Vfm_router_v3b4p2.h"
-#include "Vfm_router_v4b8p4i.h"
-#endif
 
 namespace fm {
 
@@ -73,6 +68,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
         Clocked(clk),
         vcs_(cfg.vcs),
         buf_(cfg.buf),
+        rtl_cfg_{cfg.vcs, cfg.buf, cfg.pipeline, cfg.arbiter == Arbiter::ISlip},
         p_(p),
         rng_((uint64_t)p.seed * 0x9e3779b97f4a7c15ull + 1),
         router_("router", cfg, 0, clk),
@@ -238,6 +234,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
     // Model cycle 0: the Clock's first activation shares the first evaluation phase with
     // this thread's start (in either order), so wait one delta instead of for its tick.
     wait(sc_core::SC_ZERO_TIME);
+    sig_.configure(rtl_cfg_);  // the RTL samples its configuration pins in reset
     sig_.drive(CycleIn{});
     sig_.rst_n.write(false);
     rtl_tick();
@@ -295,6 +292,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
   }
 
   const int vcs_, buf_;
+  const rtl::RouterCfg rtl_cfg_;  // the same configuration, for the RTL's pins
   CosimParams p_;
   std::mt19937_64 rng_;
   Router router_;
@@ -348,45 +346,47 @@ nlohmann::json to_json(const CosimResult& r) {
           {"mismatch_port", r.mismatch_port}};
 }
 
-std::vector<RtlConfig> rtl_configs() {
-  std::vector<RtlConfig> v = {{"V2 B4 P3 rr", 2, 4, 3, false, ""}};
-#ifdef FM_RTL_EXTRA_CONFIGS
-  v.push_back({"V1 B4 P1 rr", 1, 4, 1, false, ""});
-  v.push_back({"V3 B4 P2 rr", 3, 4, 2, false, ""});
-  v.push_back({"V4 B8 P4 islip", 4, 8, 4, true, ""});
-#endif
-  return v;
+std::string RtlConfig::name() const {
+  return "V" + std::to_string(vcs) + " B" + std::to_string(buf) + " P" + std::to_string(pipeline) +
+         (islip ? " islip" : " rr") + (bug.empty() ? "" : " " + bug);
+}
+
+RtlBounds rtl_bounds() { return {FM_RTL_MAX_VCS, FM_RTL_MAX_BUF, FM_RTL_MAX_PIPELINE, FM_RTL_NUM_DESTS}; }
+
+std::string rtl_config_error(const RtlConfig& c) {
+  if (!c.bug.empty()) {
+    for (const RtlConfig& b : rtl_bug_configs())
+      if (b.bug == c.bug)
+        return c.vcs == b.vcs && c.buf == b.buf && c.pipeline == b.pipeline && c.islip == b.islip
+                   ? ""
+                   : c.name() + ": the " + c.bug + " build runs " + b.name() + " only";
+    return "no RTL build with " + c.bug;
+  }
+  const RtlBounds b = rtl_bounds();
+  auto range = [](const char* opt, int v, int hi) {
+    return v >= 1 && v <= hi ? std::string()
+                             : std::string(opt) + " " + std::to_string(v) +
+                                   ": the RTL co-simulation supports 1.." + std::to_string(hi) +
+                                   " (bound of the verilated RTL build)";
+  };
+  for (const std::string& e : {range("--vcs", c.vcs, b.max_vcs), range("--buf", c.buf, b.max_buf),
+                               range("--pipeline", c.pipeline, b.max_pipeline)})
+    if (!e.empty()) return e;
+  return "";
 }
 
 std::vector<RtlConfig> rtl_bug_configs() {
-  return {{"V2 B4 P3 rr FM_BUG_RR_STUCK", 2, 4, 3, false, "FM_BUG_RR_STUCK"},
-          {"V2 B4 P3 rr FM_BUG_LOSE_CREDIT", 2, 4, 3, false, "FM_BUG_LOSE_CREDIT"}};
-}
-
-std::optional<RtlConfig> find_rtl_config(int vcs, int buf, int pipeline, bool islip) {
-  for (const RtlConfig& c : rtl_configs())
-    if (c.vcs == vcs && c.buf == buf && c.pipeline == pipeline && c.islip == islip) return c;
-  return std::nullopt;
-}
-
-std::string rtl_config_list() {
-  std::string s;
-  for (const RtlConfig& c : rtl_configs()) s += (s.empty() ? "" : ", ") + c.name;
-  return s;
+  return {{2, 4, 3, false, "FM_BUG_RR_STUCK"}, {2, 4, 3, false, "FM_BUG_LOSE_CREDIT"}};
 }
 
 CosimResult run_cosim(const RtlConfig& c, const CosimParams& p) {
-  if (p.dests < kNumPorts || p.dests > 64) throw std::invalid_argument("cosim: dests must be 5..64");
+  if (p.dests < kNumPorts || p.dests > FM_RTL_NUM_DESTS)
+    throw std::invalid_argument("cosim: dests must be 5.." + std::to_string(FM_RTL_NUM_DESTS));
+  const std::string err = rtl_config_error(c);
+  if (!err.empty()) throw std::invalid_argument("cosim: " + err);
   if (c.bug == "FM_BUG_RR_STUCK") return run_with<Vfm_router_bug_rr>(c, p);
   if (c.bug == "FM_BUG_LOSE_CREDIT") return run_with<Vfm_router_bug_credit>(c, p);
-  if (!c.bug.empty()) throw std::invalid_argument("cosim: no RTL verilated with " + c.bug);
-  if (c.vcs == 2 && c.buf == 4 && c.pipeline == 3 && !c.islip) return run_with<Vfm_router>(c, p);
-#ifdef FM_RTL_EXTRA_CONFIGS
-  if (c.vcs == 1 && c.buf == 4 && c.pipeline == 1 && !c.islip) return run_with<Vfm_router_v1b4p1>(c, p);
-  if (c.vcs == 3 && c.buf == 4 && c.pipeline == 2 && !c.islip) return run_with<Vfm_router_v3b4p2>(c, p);
-  if (c.vcs == 4 && c.buf == 8 && c.pipeline == 4 && c.islip) return run_with<Vfm_router_v4b8p4i>(c, p);
-#endif
-  throw std::invalid_argument("cosim: " + c.name + " is not a verilated configuration");
+  return run_with<Vfm_router>(c, p);
 }
 
 }  // namespace fm

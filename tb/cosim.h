@@ -10,13 +10,14 @@
 // closed. The run stops at the first mismatch. Model cycle t = RTL cycle t: inputs are
 // the arrivals in t, outputs the departures and credits sent in t.
 //
-// RTL parameters are compile-time: only the configurations verilated by
-// rtl/CMakeLists.txt can be simulated (rtl_configs()). run_cosim elaborates a SystemC
+// One verilated RTL build serves every configuration: its VC count, buffer depth,
+// pipeline depth and arbiter are run-time configuration pins (rtl/fm_router.sv), bounded
+// by the build's parameters (rtl/CMakeLists.txt: V 1..4, B 1..8, P 1..4; rtl_bounds()).
+// The two bug-injection builds run V2 B4 P3 rr only. run_cosim elaborates a SystemC
 // design, so call it once per process (tests: inside fm::test::in_child).
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ namespace fm {
 struct CosimParams {
   uint64_t cycles = 100000;
   uint32_t seed = 1;
-  int dests = 32;  // route table entries used (the RTL holds 64)
+  int dests = 32;  // route table entries used (the RTL holds rtl_bounds().num_dests)
   // Test hook (illegal input): in this cycle the sink of output port N returns a credit
   // for VC 0 that it does not owe (-1: never). Both routers must flag it.
   int64_t illegal_credit_at = -1;
@@ -43,22 +44,28 @@ struct CosimResult {
 };
 nlohmann::json to_json(const CosimResult& r);
 
-// One verilated RTL configuration.
+// One router configuration to co-simulate: the model's NetworkConfig vcs, buf, pipeline
+// and arbiter, which are also the RTL's cfg_* pins, and the RTL build it runs on.
 struct RtlConfig {
-  std::string name;  // e.g. "V2 B4 P3 rr"
-  int vcs, buf, pipeline;
-  bool islip;
-  std::string bug;  // "" or the bug-injection define it was verilated with
+  int vcs = 2, buf = 4, pipeline = 3;
+  bool islip = false;
+  std::string bug;  // "": the correct build; else the bug-injection define of its build
+  // "V2 B4 P3 rr", with " FM_BUG_..." appended for a bug build.
+  std::string name() const;
 };
 
-// The verilated configurations of the correct RTL (without injected bugs).
-std::vector<RtlConfig> rtl_configs();
-// V2 B4 P3 rr verilated with FM_BUG_RR_STUCK and with FM_BUG_LOSE_CREDIT.
+// The bounds of the correct RTL build (its verilated NUM_VCS, BUF_DEPTH, PIPELINE) and
+// its route table size: every V 1..max_vcs, B 1..max_buf, P 1..max_pipeline, both
+// arbiters can be co-simulated.
+struct RtlBounds {
+  int max_vcs, max_buf, max_pipeline, num_dests;
+};
+RtlBounds rtl_bounds();
+// "" when c can run on its build, else one line naming the first option out of range
+// and the supported range, e.g. "--vcs 5: the RTL co-simulation supports 1..4".
+std::string rtl_config_error(const RtlConfig& c);
+// V2 B4 P3 rr on the builds with FM_BUG_RR_STUCK and with FM_BUG_LOSE_CREDIT.
 std::vector<RtlConfig> rtl_bug_configs();
-// The bug-free configuration with these parameters, if it was verilated.
-std::optional<RtlConfig> find_rtl_config(int vcs, int buf, int pipeline, bool islip);
-// "V2 B4 P3 rr, V1 B4 P1 rr, ..." for error messages.
-std::string rtl_config_list();
 
 // Runs the lockstep co-simulation in this process (once per process).
 CosimResult run_cosim(const RtlConfig& cfg, const CosimParams& p);

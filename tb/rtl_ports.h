@@ -51,12 +51,23 @@ struct CycleOut {
   std::array<int, kNumPorts> credit{-1, -1, -1, -1, -1};
 };
 
+// The run-time configuration of the RTL router (its cfg_* pins, sampled in reset): the
+// model's NetworkConfig vcs, buf, pipeline and arbiter. Each must be within the bounds
+// the RTL was verilated with (rtl/CMakeLists.txt); the RTL asserts otherwise.
+struct RouterCfg {
+  int vcs = 2, buf = 4, pipeline = 3;
+  bool islip = false;
+};
+
 // The signals of every RTL router port except the clock (which each bench drives its own
-// way): bind() connects them to a verilated fm_router, drive() presents one cycle's
-// arrivals, sample() reads one cycle's departures, write_route() presents one
-// route-table register write (held until the next call or end_writes()).
+// way): bind() connects them to a verilated fm_router, configure() sets the
+// configuration pins (call before reset), drive() presents one cycle's arrivals,
+// sample() reads one cycle's departures, write_route() presents one route-table register
+// write (held until the next call or end_writes()).
 struct Signals {
   sc_core::sc_signal<bool> rst_n;
+  sc_core::sc_signal<uint32_t> cfg_vcs, cfg_buf, cfg_pipeline;
+  sc_core::sc_signal<bool> cfg_islip;
   sc_core::sc_signal<bool> in_valid[kNumPorts], out_valid[kNumPorts];
   sc_core::sc_signal<uint64_t> in_payload[kNumPorts], in_meta[kNumPorts];
   sc_core::sc_signal<uint64_t> out_payload[kNumPorts], out_meta[kNumPorts];
@@ -69,6 +80,10 @@ struct Signals {
   template <class Dut>
   void bind(Dut& dut) {
     dut.rst_ni(rst_n);
+    dut.cfg_vcs_i(cfg_vcs);
+    dut.cfg_buf_i(cfg_buf);
+    dut.cfg_pipeline_i(cfg_pipeline);
+    dut.cfg_islip_i(cfg_islip);
 #define FM_BIND(p, i)                        \
   dut.in_##p##_valid_i(in_valid[i]);         \
   dut.in_##p##_payload_i(in_payload[i]);     \
@@ -91,6 +106,12 @@ struct Signals {
     dut.tbl_we_i(tbl_we);
     dut.tbl_addr_i(tbl_addr);
     dut.tbl_data_i(tbl_data);
+  }
+  void configure(const RouterCfg& c) {
+    cfg_vcs.write((uint32_t)c.vcs);
+    cfg_buf.write((uint32_t)c.buf);
+    cfg_pipeline.write((uint32_t)c.pipeline);
+    cfg_islip.write(c.islip);
   }
   void drive(const CycleIn& in) {
     for (int p = 0; p < kNumPorts; ++p) {

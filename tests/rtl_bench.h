@@ -1,6 +1,7 @@
 // A SystemC bench around the verilated RTL router (rtl/fm_router.sv): an sc_clock,
-// one sc_signal per port, a reset and route-table programming phase, then one call of
-// a stimulus function per cycle and a record of everything the router sent.
+// one sc_signal per port, the run-time configuration pins set before reset, a reset and
+// route-table programming phase, then one call of a stimulus function per cycle and a
+// record of everything the router sent.
 //
 // Cycle t of the bench is one model cycle: it starts at a rising clock edge, the
 // stimulus drives the flits and credits ARRIVING in cycle t right after that edge, the
@@ -34,13 +35,14 @@ template <class Dut>
 class RouterBench : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(RouterBench);
-  // table: entries written after reset, one per cycle, before cycle 0; stim: drives each
-  // of the `cycles` cycles.
-  RouterBench(sc_core::sc_module_name name, std::vector<std::pair<ChipId, RouteEntry>> table,
-              Stimulus stim, int cycles)
+  // cfg: the router configuration (cfg_* pins); table: entries written after reset, one
+  // per cycle, before cycle 0; stim: drives each of the `cycles` cycles.
+  RouterBench(sc_core::sc_module_name name, const RouterCfg& cfg,
+              std::vector<std::pair<ChipId, RouteEntry>> table, Stimulus stim, int cycles)
       : sc_module(name),
         clk_("clk", 10, sc_core::SC_NS),
         dut_("dut"),
+        cfg_(cfg),
         table_(std::move(table)),
         stim_(std::move(stim)),
         cycles_(cycles) {
@@ -87,9 +89,11 @@ class RouterBench : public sc_core::sc_module {
  private:
   void run() {
     if (vcd_) vcd_->open(vcd_path_.c_str());
+    sig_.configure(cfg_);
     sig_.drive(CycleIn{});
     sig_.rst_n.write(false);
-    // Reset is held over two rising edges, released right after the second.
+    // Reset is held over two rising edges (the configuration is sampled at both),
+    // released right after the second.
     wait(clk_.posedge_event());
     wait(clk_.posedge_event());
     sig_.rst_n.write(true);
@@ -115,6 +119,7 @@ class RouterBench : public sc_core::sc_module {
   sc_core::sc_clock clk_;
   rtl::Signals sig_;
   Dut dut_;
+  RouterCfg cfg_;
   std::vector<std::pair<ChipId, RouteEntry>> table_;
   Stimulus stim_;
   int cycles_;

@@ -1,7 +1,7 @@
 // Directed tests of the RTL router (rtl/fm_router.sv, verilated into faultmesh_rtl*)
 // against values worked out by hand from docs/router-microarchitecture.md, never from
-// the RTL's own output. Each configuration is one verilated library (rtl/CMakeLists.txt);
-// every test runs for every configuration (typed tests).
+// the RTL's own output. Every test runs for every configuration (typed tests); all run
+// on the one verilated build (rtl/CMakeLists.txt), configured through its cfg_* pins.
 //
 // Notation: P pipeline depth, regRC = (P >= 3), regVA = (P >= 4), regSA = (P >= 2),
 // V VCs, B buffer depth. A flit arriving in cycle t is ready at t + regRC (the spec's
@@ -22,40 +22,25 @@
 #include "Vfm_router.h"
 #include "tests/rtl_bench.h"
 #include "tests/sim_util.h"
-#ifdef FM_RTL_EXTRA_CONFIGS
-#include "Vfm_router_v1b4p1.h"
-#include "Vfm_router_v3b4p2.h"
-#include "Vfm_router_v4b8p4i.h"
-#endif
 
 using namespace fm;
 using namespace fm::rtl;
 
 namespace {
 
-// One verilated configuration (rtl/CMakeLists.txt fm_rtl_router calls).
-struct CfgV2B4P3 {
-  using Dut = Vfm_router;
-  static constexpr int kVcs = 2, kBuf = 4, kPipeline = 3;
-  static constexpr bool kIslip = false;
+// One router configuration (the RTL's cfg_* pins): every pipeline depth, both pointer
+// rules, the smallest buffer (B = 1) and the build's bounds (V4 B8 P4).
+template <int V, int B, int P, bool I>
+struct PinCfg {
+  static constexpr int kVcs = V, kBuf = B, kPipeline = P;
+  static constexpr bool kIslip = I;
+  static RouterCfg pins() { return {V, B, P, I}; }
 };
-#ifdef FM_RTL_EXTRA_CONFIGS
-struct CfgV1B4P1 {
-  using Dut = Vfm_router_v1b4p1;
-  static constexpr int kVcs = 1, kBuf = 4, kPipeline = 1;
-  static constexpr bool kIslip = false;
-};
-struct CfgV3B4P2 {
-  using Dut = Vfm_router_v3b4p2;
-  static constexpr int kVcs = 3, kBuf = 4, kPipeline = 2;
-  static constexpr bool kIslip = false;
-};
-struct CfgV4B8P4Islip {
-  using Dut = Vfm_router_v4b8p4i;
-  static constexpr int kVcs = 4, kBuf = 8, kPipeline = 4;
-  static constexpr bool kIslip = true;
-};
-#endif
+using CfgV2B4P3 = PinCfg<2, 4, 3, false>;
+using CfgV1B4P1 = PinCfg<1, 4, 1, false>;
+using CfgV3B4P2 = PinCfg<3, 4, 2, false>;
+using CfgV4B8P4Islip = PinCfg<4, 8, 4, true>;
+using CfgV4B1P2 = PinCfg<4, 1, 2, false>;
 
 struct Event {
   int t, port;
@@ -96,7 +81,7 @@ Trace simulate(std::vector<std::pair<ChipId, RouteEntry>> table, Stimulus stim, 
   const std::string vcd = dir ? std::string(dir) + "/" + name + ".vcd" : "";
   const auto j = test::in_child([&] {
     if (!vcd.empty()) Verilated::traceEverOn(true);
-    auto bench = std::make_unique<RouterBench<typename Cfg::Dut>>("bench", table, stim, cycles);
+    auto bench = std::make_unique<RouterBench<Vfm_router>>("bench", Cfg::pins(), table, stim, cycles);
     if (!vcd.empty()) bench->trace_to(vcd);
     sc_core::sc_start();
     if (Verilated::threadContextp()->gotError()) throw std::runtime_error("RTL assertion failed");
@@ -156,11 +141,7 @@ class RtlRouter : public testing::Test {
   static constexpr uint16_t kAllVcs = (uint16_t)((1u << V) - 1);
 };
 
-#ifdef FM_RTL_EXTRA_CONFIGS
-using RtlConfigs = testing::Types<CfgV2B4P3, CfgV1B4P1, CfgV3B4P2, CfgV4B8P4Islip>;
-#else
-using RtlConfigs = testing::Types<CfgV2B4P3>;
-#endif
+using RtlConfigs = testing::Types<CfgV2B4P3, CfgV1B4P1, CfgV3B4P2, CfgV4B8P4Islip, CfgV4B1P2>;
 TYPED_TEST_SUITE(RtlRouter, RtlConfigs);
 
 // (a) A one-flit packet (kind head+tail = 3) arrives on L, input VC 0, at t0 = 3, for
@@ -486,4 +467,26 @@ TYPED_TEST(RtlRouter, RandomTrafficDeliversEveryFlitInWormholeOrder) {
   std::map<std::pair<int, int>, int> credits_per_ivc;
   for (const Event& e : tr.cr_out) ++credits_per_ivc[{e.port, e.vc}];
   EXPECT_EQ(credits_per_ivc, sent_per_ivc);
+}
+
+// The configuration pins are range-checked: V above the build's NUM_VCS, B of 0 or above
+// its BUF_DEPTH, P of 0 or above its PIPELINE each fail the RTL's assertion after reset;
+// the build's bounds themselves do not.
+TEST(RtlRouterConfig, OutOfRangeConfigurationFailsAnAssertion) {
+  auto run = [](RouterCfg c) {
+    return run_isolated([c] {
+      Verilated::threadContextp()->fatalOnError(false);
+      RouterBench<Vfm_router> bench("bench", c, {}, [](int, const std::vector<CycleOut>&, CycleIn*) {}, 5);
+      sc_core::sc_start();
+      return std::string(Verilated::threadContextp()->gotError() ? "assertion" : "clean");
+    }).output;
+  };
+  EXPECT_EQ(run({FM_RTL_MAX_VCS, FM_RTL_MAX_BUF, FM_RTL_MAX_PIPELINE, true}), "clean");
+  EXPECT_EQ(run({1, 1, 1, false}), "clean");
+  EXPECT_EQ(run({FM_RTL_MAX_VCS + 1, 4, 3, false}), "assertion");
+  EXPECT_EQ(run({0, 4, 3, false}), "assertion");
+  EXPECT_EQ(run({2, 0, 3, false}), "assertion");
+  EXPECT_EQ(run({2, FM_RTL_MAX_BUF + 1, 3, false}), "assertion");
+  EXPECT_EQ(run({2, 4, 0, false}), "assertion");
+  EXPECT_EQ(run({2, 4, FM_RTL_MAX_PIPELINE + 1, false}), "assertion");
 }

@@ -22,39 +22,22 @@
 #include "models/router.h"
 #include "tests/rtl_bench.h"
 #include "tests/sim_util.h"
-#ifdef FM_RTL_EXTRA_CONFIGS
-#include "Vfm_router_v1b4p1.h"
-#include "Vfm_router_v3b4p2.h"
-#include "Vfm_router_v4b8p4i.h"
-#endif
 
 using namespace fm;
 using namespace fm::rtl;
 
 namespace {
 
-struct ReplayV2B4P3 {
-  using Dut = Vfm_router;
-  static constexpr int kVcs = 2, kBuf = 4, kPipeline = 3;
-  static constexpr bool kIslip = false;
+// One router configuration, set on the RTL's cfg_* pins (one verilated build for all).
+template <int V, int B, int P, bool I>
+struct Replay {
+  static constexpr int kVcs = V, kBuf = B, kPipeline = P;
+  static constexpr bool kIslip = I;
 };
-#ifdef FM_RTL_EXTRA_CONFIGS
-struct ReplayV1B4P1 {
-  using Dut = Vfm_router_v1b4p1;
-  static constexpr int kVcs = 1, kBuf = 4, kPipeline = 1;
-  static constexpr bool kIslip = false;
-};
-struct ReplayV3B4P2 {
-  using Dut = Vfm_router_v3b4p2;
-  static constexpr int kVcs = 3, kBuf = 4, kPipeline = 2;
-  static constexpr bool kIslip = false;
-};
-struct ReplayV4B8P4Islip {
-  using Dut = Vfm_router_v4b8p4i;
-  static constexpr int kVcs = 4, kBuf = 8, kPipeline = 4;
-  static constexpr bool kIslip = true;
-};
-#endif
+using ReplayV2B4P3 = Replay<2, 4, 3, false>;
+using ReplayV1B4P1 = Replay<1, 4, 1, false>;
+using ReplayV3B4P2 = Replay<3, 4, 2, false>;
+using ReplayV4B8P4Islip = Replay<4, 8, 4, true>;
 
 struct TrafficParams {
   int vcs, buf, ndest, cycles, inject_until;
@@ -217,11 +200,7 @@ std::string diff(const std::vector<Ev>& model, const std::vector<Ev>& rtl, const
 template <class Cfg>
 class RtlVsModel : public testing::Test {};
 
-#ifdef FM_RTL_EXTRA_CONFIGS
 using ReplayConfigs = testing::Types<ReplayV2B4P3, ReplayV1B4P1, ReplayV3B4P2, ReplayV4B8P4Islip>;
-#else
-using ReplayConfigs = testing::Types<ReplayV2B4P3>;
-#endif
 TYPED_TEST_SUITE(RtlVsModel, ReplayConfigs);
 
 TYPED_TEST(RtlVsModel, RandomTrafficReplayMatchesCycleForCycle) {
@@ -251,9 +230,9 @@ TYPED_TEST(RtlVsModel, RandomTrafficReplayMatchesCycleForCycle) {
     std::vector<std::pair<ChipId, RouteEntry>> table;
     for (int d = 0; d < tp.ndest; ++d) table.push_back({(ChipId)d, routes[d]});
     const nlohmann::json r = test::in_child([&] {
-      RouterBench<typename Cfg::Dut> bench(
-          "bench", table, [&](int t, const std::vector<CycleOut>&, CycleIn* in) { *in = arrivals[t]; },
-          tp.cycles);
+      RouterBench<Vfm_router> bench(
+          "bench", RouterCfg{Cfg::kVcs, Cfg::kBuf, Cfg::kPipeline, Cfg::kIslip}, table,
+          [&](int t, const std::vector<CycleOut>&, CycleIn* in) { *in = arrivals[t]; }, tp.cycles);
       sc_core::sc_start();
       return bench.to_json_trace();
     });
