@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# zlib1g-dev: the FST waveform writer (Verilator's gtkwave/fstapi.c) needs zlib.
 PKGS=(build-essential cmake pkg-config libsystemc-dev verilator libgtest-dev
-      libboost-program-options-dev nlohmann-json3-dev)
+      libboost-program-options-dev nlohmann-json3-dev zlib1g-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
