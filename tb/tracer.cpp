@@ -419,27 +419,29 @@ void Tracer::fault_event(Cycle c, const std::string& what) {
   rec_.event(c, what);
 }
 
-// On the clock tick: wait one delta, so every router and NI has evaluated the cycle,
-// then sample it if the window wants it.
+// On the clock tick (the clock has advanced now()): if the window wants this cycle, wait
+// one delta, so every router and NI has evaluated it, then sample it.
 void Tracer::process() {
+  const Cycle now = net_.clock().now();
   if (!sample_phase_) {
-    sample_phase_ = true;
-    next_trigger(sc_core::SC_ZERO_TIME);
+    if (rec_.wants(now)) {
+      sample_phase_ = true;
+      next_trigger(sc_core::SC_ZERO_TIME);
+    } else if (rec_.done_after(now)) {
+      next_trigger(never_);  // the window has closed: stop for good
+    }
     return;
   }
   sample_phase_ = false;
-  const Cycle now = net_.clock().now();
-  if (rec_.wants(now)) {
-    rec_.set(dead_links_, (uint64_t)dead_count_);
-    for (auto& p : probes_) p->sample(now);
-    for (const LinkVars& v : links_) {
-      rec_.set(v.in_flight, v.l->flits_in_flight());
-      rec_.set(v.credits, v.l->credits_in_flight());
-      rec_.set(v.dead, v.l->failed());
-    }
-    rec_.commit(now);
+  rec_.set(dead_links_, (uint64_t)dead_count_);
+  for (auto& p : probes_) p->sample(now);
+  for (const LinkVars& v : links_) {
+    rec_.set(v.in_flight, v.l->flits_in_flight());
+    rec_.set(v.credits, v.l->credits_in_flight());
+    rec_.set(v.dead, v.l->failed());
   }
-  if (rec_.done_after(now)) next_trigger(never_);  // the window has closed: stop for good
+  rec_.commit(now);
+  if (rec_.done_after(now)) next_trigger(never_);
 }
 
 }  // namespace fm
