@@ -12,6 +12,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tb/cosim.h"
@@ -392,4 +393,24 @@ TEST(Wave, BadOptionsExit2AndWriteNothing) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << b.args << "\n" << r.err;
   }
   EXPECT_TRUE(files_with(d, "w.").empty()) << "no waveform file, whole or partial";
+}
+
+// A 1024-chip run traces a few routers by default: (0,0), the centre, and the live chips
+// next to the first failed chip (board (3,3) = chips (6..7, 6..7); the first chip with a
+// dead link is (6,5), below (6,6)).
+TEST(Wave, DefaultRoutersOfABigRunAreAFew) {
+  const std::string v = tmpdir() + "/big.vcd";
+  const Outcome r = run("traffic --mesh 32x32 --topology torus --fail-board 3,3 --rate 0.05 --warmup 0 "
+                        "--cycles 100 -q --vcd " + v);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Vcd d = read_vcd(v);
+  ASSERT_EQ(d.error, "");
+  std::set<std::string> routers;
+  for (const auto& [name, var] : d.vars)
+    if (name.rfind("net.router_", 0) == 0) routers.insert(name.substr(4, name.find('.', 4) - 4));
+  EXPECT_EQ(routers, (std::set<std::string>{"router_0_0", "router_16_16", "router_6_5", "router_6_4",
+                                             "router_5_5", "router_7_5"}));
+  EXPECT_EQ(d.at("net.router_6_5.dead_out[3:0]", 0), 1 << kNorth);
+  // Both directions of the 8 links crossing the board's edge and of the 4 inside it.
+  EXPECT_EQ(d.at("net.faults.dead_links[31:0]", 0), 2 * (8 + 4));
 }
