@@ -102,9 +102,10 @@ class Link : public sc_core::sc_module {
   bool failed() const { return failed_; }
 
   // --- read-only views for the waveform tracer (tb/tracer.cpp): what arrives when.
-  // The flit arriving (or that arrived) in cycle `at`, nullptr if none. Exact for `at`
-  // from `now - 1` up to `now + latency + 1`: a slot is only reused for an arrival
-  // ring-size cycles later, and its arrival cycle tells an old flit from a new one.
+  // The flit arriving (or that arrived) in cycle `at`, nullptr if none, whether the
+  // receiver has read it or not. Exact at the end of cycle `now` for `at` in
+  // [now, now + latency + 1]: a slot is reused only for an arrival ring-size (>= latency
+  // + 2) cycles later, and its arrival cycle tells an old flit from a new one.
   const Flit* flit_arriving(Cycle at) const {
     const Slot& s = flits_[at & fmask_];
     return s.at == at ? &s.flit : nullptr;

@@ -131,10 +131,16 @@ void WaveRecorder::event(Cycle c, const std::string& what) {
     from_ = c > around_ ? c - around_ : 0;
     to_ = c + around_;
     flush_history();
-  } else if (has_written_ && c == last_time_ && marker_ >= 0) {
-    // Cycle c is in the file already (the event came after its sample): mark it now.
-    written_[marker_] = 1;
-    w_->value(marker_, 1);
+  } else if (has_written_ && c == last_commit_ && c >= last_time_ && marker_ >= 0) {
+    // Cycle c was sampled already (the event came after its sample): mark it now.
+    if (c > last_time_) {
+      w_->time(c);
+      last_time_ = c;
+    }
+    if (written_[marker_] != 1) {  // not for a second event in the same cycle
+      written_[marker_] = 1;
+      w_->value(marker_, 1);
+    }
     uint64_t n = 0;
     for (auto it = events_.begin(); it != events_.end() && it->first <= c; ++it) n += it->second.size();
     written_[count_] = n;

@@ -232,6 +232,42 @@ TEST(Wave, HistoryGivesTheCyclesBeforeALateEvent) {
   }
 }
 
+// Events reported after their cycle was sampled (a fault controller running after the
+// tracer in the same cycle), two in one cycle, in a cycle without any other change.
+TEST(Wave, EventAfterItsCycleWasSampledIsMarked) {
+  const std::string v = tmpdir() + "/late_mark.vcd";
+  WaveOptions o;
+  o.format = WaveFormat::Vcd;
+  o.path = v;
+  o.option = "--vcd";
+  o.to = 10;
+  {
+    WaveRecorder rec(o, "late marks");
+    rec.push_scope("t");
+    rec.add_event_vars("event", "count");
+    const int x = rec.add("x", 4);
+    rec.pop_scope();
+    rec.end_declarations();
+    for (Cycle c = 0; c <= 10; ++c) {
+      rec.set(x, c < 3 ? c : 3);  // constant from cycle 3 on
+      rec.commit(c);
+      if (c == 5) {
+        rec.event(5, "first");
+        rec.event(5, "second");
+      }
+    }
+    EXPECT_EQ(rec.finish(), "");
+  }
+  const Vcd d = read_vcd(v);
+  ASSERT_EQ(d.error, "");
+  EXPECT_EQ(d.times_of("t.event", 1), std::vector<uint64_t>{5});
+  EXPECT_EQ(d.at("t.event", 6), 0);
+  EXPECT_EQ(d.at("t.count[15:0]", 5), 2);
+  EXPECT_EQ(d.times.back(), 10u);
+  ASSERT_EQ(d.comments.size(), 2u);
+  EXPECT_EQ(d.comments[1], "cycle 5: second");
+}
+
 TEST(Wave, FstFileHasTheFstHeader) {
   const std::string f = tmpdir() + "/small.fst";
   const Outcome r = run(std::string(kSmallRun) + " --fst " + f);
