@@ -49,6 +49,7 @@ class Link : public sc_core::sc_module {
     Slot& s = flits_[at & fmask_];
     s.flit = f;
     s.valid = true;
+    s.at = at;
     if (inflight_flits_++ == 0) down_->flit_ports_ |= down_bit_;
     ++sent_;
     down_->wake_at(at);
@@ -89,13 +90,56 @@ class Link : public sc_core::sc_module {
   // Marks the link failed (later issues' fault controller); what is in flight is lost.
   void fail() {
     failed_ = true;
-    for (auto& s : flits_) if (s.valid) { s.valid = false; ++dropped_flits_; }
+    for (auto& s : flits_) {
+      if (s.valid) { s.valid = false; ++dropped_flits_; }
+      s.at = kNever;  // dropped flits never arrive (flit_arriving() must not show them)
+    }
     dropped_credits_ += inflight_credits_;
     down_->flit_ports_ &= ~down_bit_;
     up_->credit_ports_ &= ~up_bit_;
     inflight_flits_ = inflight_credits_ = 0;
   }
   bool failed() const { return failed_; }
+
+  // --- read-only views for the waveform tracer (tb/tracer.cpp): what arrives when.
+  // The flit arriving (or that arrived) in cycle `at`, nullptr if none, whether the
+  // receiver has read it or not. Exact at the end of cycle `now` for `at` in
+  // [now, now + latency + 1]: a slot is reused only for an arrival ring-size (>= latency
+  // + 2) cycles later, and its arrival cycle tells an old flit from a new one.
+  const Flit* flit_arriving(Cycle at) const {
+    const Slot& s = flits_[at & fmask_];
+    return s.at == at ? &s.flit : nullptr;
+  }
+  // VC of the credit arriving in cycle `at` (-1: none), whether the receiver has applied
+  // it already or not. Exact for `at` >= the last cycle the receiver evaluated: the one
+  // it applied last is still in its ring slot (a reused slot holds a later cycle).
+  int credit_arriving(Cycle at) const {
+    if (chead_ > 0) {
+      const Credit& c = credits_[(chead_ - 1) & cmask_];
+      if (c.at == at) return c.vc;
+    }
+    for (uint32_t i = 0; i < inflight_credits_; ++i) {
+      const Credit& c = credits_[(chead_ + i) & cmask_];
+      if (c.at == at) return c.vc;
+      if (c.at > at) break;
+    }
+    return -1;
+  }
+  // Credits for VC `vc` that have arrived by cycle `now` but wait for the receiver (a
+  // sleeping router applies them when it next evaluates; its counter lags meanwhile).
+  int credits_waiting(Cycle now, int vc) const {
+    int n = 0;
+    for (uint32_t i = 0; i < inflight_credits_; ++i) {
+      const Credit& c = credits_[(chead_ + i) & cmask_];
+      if (c.at > now) break;
+      n += c.vc == vc;
+    }
+    return n;
+  }
+  uint32_t flits_in_flight() const { return inflight_flits_; }
+  uint32_t credits_in_flight() const { return inflight_credits_; }
+  int credit_latency() const { return credit_latency_; }
+  // --- end of the tracer's views
 
  private:
   struct Credit {
@@ -104,7 +148,8 @@ class Link : public sc_core::sc_module {
   };
   struct Slot {
     Flit flit;
-    bool valid = false;
+    bool valid = false;  // sent and not yet received
+    Cycle at = kNever;   // arrival cycle of the flit last sent into this slot
   };
   const int latency_, credit_latency_;
   std::vector<Slot> flits_;

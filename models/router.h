@@ -48,6 +48,22 @@ class Router : public sc_core::sc_module, public Clocked {
   // One line per non-empty input VC: where flits are stuck (watchdog report).
   std::string describe_stuck() const;
 
+  // --- read-only views for the waveform tracer (tb/tracer.cpp) --------------------------
+  // Side-effect free; the tracer samples them after the router has evaluated a cycle.
+  int vcs() const { return vcs_; }
+  int buf() const { return buf_; }
+  const Link* in_link(Port p) const { return in_link_[p]; }
+  const Link* out_link(Port p) const { return out_link_[p]; }
+  // Input VC (p, v): ACTIVE (holds an output VC), flits buffered, and the output port
+  // and VC it holds (meaningful while ACTIVE).
+  bool vc_active(Port p, int v) const { return ivc(p, v).state == kActive; }
+  int vc_occupancy(Port p, int v) const { return ivc(p, v).count; }
+  int vc_out_port(Port p, int v) const { return ivc(p, v).out_port; }
+  int vc_out_vc(Port p, int v) const { return ivc(p, v).out_vc; }
+  // Output VC (p, w) is allocated to a packet (false on an unconnected port).
+  bool out_vc_allocated(Port p, int w) const { return out_link_[p] && !((free_[p] >> w) & 1); }
+  // --- end of the tracer's views ---------------------------------------------------------
+
  private:
   // A buffered flit with the cycle it may first take part in allocation and, for a
   // head flit, the route looked up when it was written (RC is done at buffer write).

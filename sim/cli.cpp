@@ -69,7 +69,7 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 
 int cmd_traffic(const std::vector<std::string>& args) {
   po::options_description desc;
-  desc.add(network_options()).add(traffic_options()).add(output_options());
+  desc.add(network_options()).add(traffic_options()).add(output_options()).add(wave_options());
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh traffic [options]\n"
@@ -79,13 +79,17 @@ int cmd_traffic(const std::vector<std::string>& args) {
     return kExitOk;
   const Config cfg = config_from(vm);
   const Outputs out = outputs_from(vm);
+  const WaveOptions wave = wave_from(vm, &cfg.net);
   RunOptions ro;
   ro.progress = isatty(2) && !out.quiet;
+  ro.wave = &wave;
   const TrafficResult r = run_traffic(cfg, ro);
   const auto j = result_json(r);
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
   if (!out.quiet) std::cout << human_summary(r);
+  if (wave.enabled() && !out.quiet) std::cout << "  waveform        " << wave.path << "\n";
+  if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
   if (!r.ok) {
     std::cerr << "faultmesh: run failed (" << r.stop_reason << "): " << r.message << "\n";
     return kExitRunFailed;

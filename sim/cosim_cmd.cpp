@@ -23,6 +23,7 @@ int cmd_cosim(const std::vector<std::string>& args) {
     ("cycles", po::value<long long>()->default_value(100000), "cycles to simulate, >= 1")
     ("seed", po::value<long long>()->default_value(1), "stimulus seed, 0..4294967295")
     ("json", po::value<std::string>(), "write agreed/cycles/flits_compared/credits_compared/mismatch here");
+  desc.add(wave_options(false));
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh cosim [options]\n"
@@ -52,10 +53,13 @@ int cmd_cosim(const std::vector<std::string>& args) {
     json = vm["json"].as<std::string>();
     check_writable(json, "--json");
   }
+  const WaveOptions wave = wave_from(vm, nullptr);
   CosimParams p;
   p.cycles = (uint64_t)cycles;
   p.seed = (uint32_t)seed;
+  p.wave = &wave;
   const CosimResult r = run_cosim(cfg, p);
+  if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
   if (!json.empty()) write_file_atomic(json, to_json(r).dump(2) + "\n");
   if (!r.agreed) {
     std::cout << "faultmesh cosim " << cfg.name() << ", seed " << seed << ": MISMATCH after " << r.cycles

@@ -238,3 +238,75 @@ Outputs outputs_from(const po::variables_map& vm) {
 }
 
 }  // namespace fm
+
+namespace fm {
+
+po::options_description wave_options(bool network) {
+  po::options_description o("Waveforms (docs/waveforms.md)");
+  o.add_options()
+    ("vcd", po::value<std::string>(), "write a VCD waveform of the traced routers and links here")
+    ("fst", po::value<std::string>(), "write the same as FST (compressed; GTKWave opens it faster)")
+    ("wave-from", po::value<long long>(), "first cycle written (default 0)")
+    ("wave-to", po::value<long long>(), "last cycle written (default: the end of the run)")
+    ("wave-around-fault", po::value<long long>(),
+     network ? "write N cycles either side of the first fault event instead of --wave-from/--wave-to"
+             : "write N cycles either side of the first mismatch instead of --wave-from/--wave-to");
+  if (network)
+    o.add_options()("wave-routers", po::value<std::string>(),
+                    "routers to trace: x,y;x,y;... or all (default: all up to 16 chips, else "
+                    "(0,0), the centre and the chips next to the first fault)");
+  return o;
+}
+
+WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net) {
+  WaveOptions w;
+  const bool vcd = vm.count("vcd"), fst = vm.count("fst");
+  if (vcd && fst)
+    throw UsageError("--vcd and --fst: give one of them (one waveform file per run)");
+  if (!vcd && !fst) {
+    for (const char* o : {"wave-from", "wave-to", "wave-around-fault", "wave-routers"})
+      if (vm.count(o)) throw UsageError("--" + std::string(o) + ": needs --vcd FILE or --fst FILE");
+    return w;
+  }
+  w.format = vcd ? WaveFormat::Vcd : WaveFormat::Fst;
+  w.option = vcd ? "--vcd" : "--fst";
+  w.path = vm[vcd ? "vcd" : "fst"].as<std::string>();
+  check_writable(w.path, w.option.c_str());
+  auto cycle = [&](const char* name) {
+    const long long v = vm[name].as<long long>();
+    if (v < 0) throw UsageError("--" + std::string(name) + " " + std::to_string(v) + ": allowed >= 0 cycles");
+    return (Cycle)v;
+  };
+  if (vm.count("wave-from")) w.from = cycle("wave-from");
+  if (vm.count("wave-to")) w.to = cycle("wave-to");
+  if (w.from > w.to)
+    throw UsageError("--wave-from " + std::to_string(w.from) + " is after --wave-to " + std::to_string(w.to) +
+                     ": the window must have --wave-from <= --wave-to");
+  if (vm.count("wave-around-fault")) {
+    if (vm.count("wave-from") || vm.count("wave-to"))
+      throw UsageError("--wave-around-fault: give either it or --wave-from/--wave-to, not both");
+    w.around = cycle("wave-around-fault");
+  }
+  if (vm.count("wave-routers")) {
+    const std::string s = vm["wave-routers"].as<std::string>();
+    if (s == "all") {
+      w.all_routers = true;
+    } else {
+      size_t a = 0;
+      while (a <= s.size()) {
+        size_t b = s.find(';', a);
+        if (b == std::string::npos) b = s.size();
+        const std::string item = s.substr(a, b - a);
+        Coord k;
+        if (!parse_coord(item, &k))
+          throw UsageError("--wave-routers " + s + ": expected all or x,y;x,y;... (bad item '" + item + "')");
+        w.routers.push_back(k);
+        a = b + 1;
+      }
+    }
+    if (net) traced_routers(*net, w);  // throws ConfigError (= UsageError) for a chip outside the mesh
+  }
+  return w;
+}
+
+}  // namespace fm

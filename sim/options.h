@@ -6,6 +6,7 @@
 
 #include "models/config.h"
 #include "sim/cli.h"
+#include "tb/tracer.h"
 
 namespace fm {
 
@@ -25,5 +26,14 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
 // Builds and validates the Config from parsed options; throws UsageError.
 Config config_from(const po::variables_map& vm);
 Outputs outputs_from(const po::variables_map& vm);
+
+// Waveform options (docs/waveforms.md): --vcd/--fst FILE, --wave-from/--wave-to,
+// --wave-around-fault and, when `network` (a command that simulates a whole network),
+// --wave-routers. A simulator command adds them with desc.add(wave_options()) and
+// wave_from(vm, &cfg.net), then hands the WaveOptions to its run (Tracer::attach).
+po::options_description wave_options(bool network = true);
+// Validates them (throws UsageError naming the option); `net` checks --wave-routers
+// coordinates against the mesh (nullptr for a command without a network).
+WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net);
 
 }  // namespace fm

@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 # Slurm daemon (their systemd units and init scripts need /etc/slurm/slurm.conf, which
 # no package writes); the system munge service may start, which the test does not use
 # (it runs its own munged with its own key and socket, and its own ports).
+# zlib1g-dev: the FST waveform writer (Verilator's gtkwave/fstapi.c) needs zlib.
 PKGS=(build-essential cmake pkg-config libsystemc-dev verilator libgtest-dev
-      libboost-program-options-dev nlohmann-json3-dev gnuplot-nox
+      libboost-program-options-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox
       munge slurmctld slurmd slurm-client)
 missing=()
 for p in "${PKGS[@]}"; do

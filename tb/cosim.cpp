@@ -58,6 +58,32 @@ bool same(const Flit& a, const Flit& b) {
 }
 std::string port_str(int p) { return std::to_string(p) + " (" + port_name((Port)p) + ")"; }
 
+// PortIo of the verilated router: its port signals, as the bench drives and samples them
+// (inputs of cycle m are driven since the end of cycle m - 1; outputs of m have settled).
+class RtlSignalsIo : public PortIo {
+ public:
+  explicit RtlSignalsIo(const rtl::Signals& s) : s_(s) {}
+  bool in_flit(Cycle, int p, Flit* f) const override {
+    if (!s_.in_valid[p].read()) return false;
+    *f = rtl::flit_of(s_.in_payload[p].read(), s_.in_meta[p].read(), s_.in_ctl[p].read());
+    return true;
+  }
+  bool out_flit(Cycle, int p, Flit* f) const override {
+    if (!s_.out_valid[p].read()) return false;
+    *f = rtl::flit_of(s_.out_payload[p].read(), s_.out_meta[p].read(), s_.out_ctl[p].read());
+    return true;
+  }
+  int in_credit(Cycle, int p) const override {  // sent upstream on input p
+    return s_.cr_out_valid[p].read() ? (int)s_.cr_out_vc[p].read() : -1;
+  }
+  int out_credit(Cycle, int p) const override {  // arriving on output p
+    return s_.cr_in_valid[p].read() ? (int)s_.cr_in_vc[p].read() : -1;
+  }
+
+ private:
+  const rtl::Signals& s_;
+};
+
 // The closed-loop bench: owns the model Router, its links, the DUT and the stimulus.
 template <class Dut>
 class CosimBench : public sc_core::sc_module, public Clocked {
@@ -84,9 +110,14 @@ class CosimBench : public sc_core::sc_module, public Clocked {
     }
     make_table();
     bind_dut();
+    if (p.wave && p.wave->enabled()) open_wave(*p.wave, cfg);
     SC_THREAD(run);
   }
   const CosimResult& result() const { return res_; }
+  // Closes the waveform file (after the run); throws ConfigError on an I/O error.
+  void finish_wave() {
+    if (rec_) res_.wave_note = rec_->finish();
+  }
 
  private:
   // A random legal table: destinations 0..4 go to a permutation of the 5 ports (so every
@@ -113,6 +144,37 @@ class CosimBench : public sc_core::sc_module, public Clocked {
   void bind_dut() {
     dut_.clk_i(rtl_clk_);
     sig_.bind(dut_);
+  }
+
+  // Declares the side-by-side signals: cosim.{mismatch,mismatches}, then model.* (ports,
+  // VC state, credits) and rtl.* (ports) with the same port signal names.
+  void open_wave(const WaveOptions& o, const NetworkConfig& cfg) {
+    const std::string comment =
+        "faultmesh cosim V" + std::to_string(cfg.vcs) + " B" + std::to_string(cfg.buf) + " P" +
+        std::to_string(cfg.pipeline) + (cfg.arbiter == Arbiter::ISlip ? " islip" : " rr") + ", seed " +
+        std::to_string(p_.seed) + ".\nOne time unit = one cycle (spec numbering); model.* and rtl.* hold "
+        "the same port signals, model.* also the VC state and credits.";
+    rec_ = std::make_unique<WaveRecorder>(o, comment);
+    rec_->write_events_outside_window();
+    rec_->push_scope("cosim");
+    rec_->add_event_vars("mismatch", "mismatches");
+    rec_->pop_scope();
+    model_io_ = std::make_unique<RouterLinksIo>(router_);
+    model_probe_ = std::make_unique<RouterProbe>(*rec_, "model", *model_io_, vcs_, &router_, false);
+    rtl_io_ = std::make_unique<RtlSignalsIo>(sig_);
+    rtl_probe_ = std::make_unique<RouterProbe>(*rec_, "rtl", *rtl_io_, vcs_, nullptr, false);
+    rec_->end_declarations();
+  }
+  // Samples both routers in cycle m if the window wants it, or m is the mismatch.
+  void trace(Cycle m, const std::string& err) {
+    if (!err.empty()) {
+      const std::string at = "cycle " + std::to_string(m) + ": ";  // the recorder adds it
+      rec_->event(m, err.rfind(at, 0) == 0 ? err.substr(at.size()) : err);
+    }
+    if (!rec_->wants(m) && err.empty()) return;
+    model_probe_->sample(m);
+    rtl_probe_->sample(m);
+    rec_->commit(m);
   }
 
   // The model's departures of cycle m (they arrive downstream in m + 1) and credits sent
@@ -265,6 +327,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
                "RTL assertion failed (its %Error line is printed above)";
       ++res_.cycles;
       for (int q = 0; q < kNumPorts; ++q) res_.flits_model += mo.valid[q];
+      if (rec_) trace(m, err);
       if (!err.empty()) {
         // One more edge: an RTL assertion about this cycle's inputs fires at the edge
         // that ends it.
@@ -313,6 +376,11 @@ class CosimBench : public sc_core::sc_module, public Clocked {
   rtl::Signals sig_;
   Dut dut_;
   CosimResult res_;
+  // Waveforms (only with CosimParams::wave).
+  std::unique_ptr<WaveRecorder> rec_;
+  std::unique_ptr<RouterLinksIo> model_io_;
+  std::unique_ptr<RtlSignalsIo> rtl_io_;
+  std::unique_ptr<RouterProbe> model_probe_, rtl_probe_;
 };
 
 // Elaborates and runs one bench for DUT class Dut.
@@ -330,6 +398,7 @@ CosimResult run_with(const RtlConfig& c, const CosimParams& p) {
   // The bench ends the run with sc_stop; its "Simulation stopped by user" note is noise.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start();
+  bench.finish_wave();
   return bench.result();
 }
 

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "tb/tracer.h"
+
 namespace fm {
 
 struct CosimParams {
@@ -30,6 +32,10 @@ struct CosimParams {
   // Test hook (illegal input): in this cycle the sink of output port N returns a credit
   // for VC 0 that it does not owe (-1: never). Both routers must flag it.
   int64_t illegal_credit_at = -1;
+  // Waveforms (nullptr: none): scopes model and rtl with the same port signal names, the
+  // model's VC state and credits, and cosim.mismatch, set in the mismatch cycle, which
+  // is always in the file (docs/waveforms.md).
+  const WaveOptions* wave = nullptr;
 };
 
 struct CosimResult {
@@ -41,6 +47,7 @@ struct CosimResult {
   std::string mismatch;           // "" when agreed; else cycle, port, VC and both values
   int64_t mismatch_cycle = -1;
   int mismatch_port = -1;
+  std::string wave_note;          // the waveform recorder's note for the user ("" if none)
 };
 nlohmann::json to_json(const CosimResult& r);
 

@@ -51,6 +51,16 @@ std::function<void(const NetCounters&, Cycle, double)> traffic_progress(const Co
   };
 }
 
+// "chip 2,3; board 0,1; link 1,1:E" (the configured faults, for the waveform's marker).
+std::string fault_list(const FaultConfig& f) {
+  std::string s;
+  auto add = [&](const std::string& item) { s += (s.empty() ? "" : "; ") + item; };
+  for (const Coord& c : f.chips) add("chip " + std::to_string(c.x) + "," + std::to_string(c.y));
+  for (const Coord& b : f.boards) add("board " + std::to_string(b.x) + "," + std::to_string(b.y));
+  for (const LinkFault& l : f.links) add("link " + to_string(l));
+  return s;
+}
+
 struct Snapshot {
   std::vector<uint64_t> link_sent;  // per ICI link slot
   std::vector<uint64_t> occ;        // per router, ICI port, VC
@@ -93,6 +103,9 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   const std::string terr = net->load_tables(rs.tables);
   if (!terr.empty()) throw std::runtime_error(terr);
   net->apply_faults(faults);
+  std::unique_ptr<Tracer> tracer = opt.wave ? Tracer::attach(*net, *opt.wave) : nullptr;
+  if (tracer && !faults.empty())
+    tracer->fault_event(0, "faults applied before the run: " + fault_list(cfg.net.faults));
   rs.tables.clear();
   r.routes_info = rs;
   const int n = net->chips();
@@ -136,6 +149,7 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
       if (!drv.run_until(std::min(limit, drv.done() + 64), 64)) break;
     }
   }
+  if (tracer) r.wave_note = tracer->finish();
   r.wall_seconds = since(t0);
   const double sim_seconds = since(t1);
 

@@ -15,6 +15,7 @@
 #include "models/network.h"
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
+#include "tb/tracer.h"
 
 namespace fm {
 
@@ -48,6 +49,7 @@ struct TrafficResult {
   double router_cycles_per_second = 0, flit_hops_per_second = 0;
   double router_activity = 0;              // share of router-cycles actually evaluated
   long peak_rss_kb = 0;
+  std::string wave_note;                   // the tracer's note for the user ("" if none)
 };
 
 struct RunOptions {
@@ -58,6 +60,8 @@ struct RunOptions {
   // connected or not deadlock-free. Only a test that wants to see a real deadlock at run
   // time (the watchdog test) turns it off.
   bool check_routes = true;
+  // Waveforms (tb/tracer.h): nullptr or disabled = none. They never change a result.
+  const WaveOptions* wave = nullptr;
 };
 
 TrafficResult run_traffic(const Config& cfg, const RunOptions& opt = {});
