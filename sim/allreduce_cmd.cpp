@@ -142,13 +142,23 @@ std::string allreduce_summary(const AllreduceResult& r) {
 
 }  // namespace
 
-int cmd_allreduce(const std::vector<std::string>& args) {
+po::options_description allreduce_options() {
   NetworkConfig nd;
-  nd.width = 8;
-  nd.height = 8;
   nd.local_ports = 4;  // a chip's DMA engines feed all four links at once
   po::options_description desc;
-  desc.add(network_options(nd)).add(collective_options()).add(output_options());
+  desc.add(network_options(nd)).add(collective_options());
+  return desc;
+}
+
+Config allreduce_config_from(const po::variables_map& vm) {
+  Config cfg = config_from(vm);
+  collective_from(vm, &cfg);
+  return cfg;
+}
+
+int cmd_allreduce(const std::vector<std::string>& args) {
+  po::options_description desc;
+  desc.add(allreduce_options()).add(output_options()).add(wave_options());
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh allreduce [options]\n"
@@ -156,16 +166,19 @@ int cmd_allreduce(const std::vector<std::string>& args) {
                   "prints time, bandwidth, bounds, phases and link utilization.",
                   &vm))
     return kExitOk;
-  Config cfg = config_from(vm);
-  collective_from(vm, &cfg);
+  Config cfg = allreduce_config_from(vm);
   const Outputs out = outputs_from(vm);
+  const WaveOptions wave = wave_from(vm, &cfg.net);
   RunOptions ro;
   ro.progress = isatty(2) && !out.quiet;
+  ro.wave = &wave;
   const AllreduceResult r = run_allreduce(cfg, ro);
   const auto j = allreduce_json(r);
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
   if (!out.quiet) std::cout << allreduce_summary(r);
+  if (wave.enabled() && !out.quiet) std::cout << "waveform        " << wave.path << "\n";
+  if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
   if (!r.ok) {
     std::cerr << "faultmesh: run failed (" << r.stop_reason << "): " << r.message << "\n";
     return kExitRunFailed;

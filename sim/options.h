@@ -32,6 +32,10 @@ Outputs outputs_from(const po::variables_map& vm);
 // --wave-routers. A simulator command adds them with desc.add(wave_options()) and
 // wave_from(vm, &cfg.net), then hands the WaveOptions to its run (Tracer::attach).
 po::options_description wave_options(bool network = true);
+// The allreduce command's options (network with 4 local lanes, collective and chip) and
+// their validation into a Config (sim/allreduce_cmd.cpp); also used by sweeps.
+po::options_description allreduce_options();
+Config allreduce_config_from(const po::variables_map& vm);
 // Validates them (throws UsageError naming the option); `net` checks --wave-routers
 // coordinates against the mesh (nullptr for a command without a network).
 WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net);

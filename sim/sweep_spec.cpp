@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/collective/algorithms.h"
 #include "models/fault/fault_set.h"
 #include "models/routing/routes.h"
 #include "sim/cli.h"
@@ -62,6 +63,22 @@ const std::vector<Sweepable>& sweepables() {
          }
          if (!it->second.empty()) throw UsageError(it->second);
          TrafficPattern check(c.net, c.traffic, f);
+       }},
+      {"allreduce",
+       [] { return allreduce_options(); },
+       [](const po::variables_map& vm) {
+         // What the run refuses before simulating: bad options, faults that cut chips
+         // off, and an algorithm that cannot run on the fault set (compiled on a tiny
+         // buffer: the refusal does not depend on the size).
+         const Config c = allreduce_config_from(vm);
+         const FaultSet f(c.net);
+         const std::string conn = f.connectivity();
+         if (!conn.empty()) throw UsageError(conn);
+         coll::AlgoParams p;
+         p.algo = c.coll.algo;
+         p.order = c.coll.order;
+         p.words = p.chunk_words = 64;
+         coll::build_schedule(f, p);
        }},
   };
   return t;

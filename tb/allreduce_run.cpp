@@ -11,6 +11,7 @@
 #include "models/collective/algorithms.h"
 #include "models/network.h"
 #include "tb/driver.h"
+#include "tb/tracer.h"
 
 namespace fm {
 
@@ -160,6 +161,8 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   }
   const Cycle compute_cycles = (Cycle)std::llround(cfg.chip.compute_us * 1000.0 / cfg.net.cycle_ns());
   Host host("host", live, desc, period * (double)compute_cycles);
+  std::unique_ptr<Tracer> tracer = opt.wave ? Tracer::attach(*net, *opt.wave) : nullptr;
+  if (tracer && !faults.empty()) tracer->fault_event(0, "faults applied before the run: " + faults.describe());
   r.setup_seconds = since(t0);
 
   uint64_t total_flits = 0;
@@ -180,6 +183,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   bool ok = true;
   while (ok && !host.finished()) ok = drv.run_until(drv.done() + 256, 256);
   r.wall_seconds = since(t1);
+  if (tracer) r.wave_note = tracer->finish();
   r.totals = net->counters();
   r.peak_rss_kb = peak_rss_kb();
   r.router_cycles_per_second = r.wall_seconds > 0 ? (double)drv.done() * n / r.wall_seconds : 0;
@@ -332,7 +336,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
-  j["links"] = links;
+  j["link_utilization"] = links;
   j["flits_injected"] = r.totals.flits_injected;
   j["flits_ejected"] = r.totals.flits_ejected;
   j["hbm_bytes_moved"] = r.hbm_bytes;

@@ -47,6 +47,7 @@ struct AllreduceResult {
   uint64_t hbm_bytes = 0, words_reduced = 0;
   double setup_seconds = 0, wall_seconds = 0, router_cycles_per_second = 0;
   long peak_rss_kb = 0;
+  std::string wave_note;         // what the waveform tracer had to say ("" = nothing)
 };
 
 // Throws ConfigError for a configuration the model cannot build (bad fault set, an
