@@ -33,11 +33,24 @@ struct LinkFault {
   bool both = true;
 };
 
+// A failure during the run (--fail-at, docs/faults.md): a chip, a board or a link dies
+// at cycle `cycle`, or when `percent` of the collective's data has been applied.
+struct TimedFault {
+  enum Kind : uint8_t { kChip, kBoard, kLink };
+  Kind kind = kChip;
+  Coord at;              // chip or board coordinates (kChip, kBoard)
+  LinkFault link;        // kLink
+  Cycle cycle = kNever;  // trigger by cycle ...
+  double percent = -1;   // ... or by progress, in [0, 100)
+};
+
 // What has failed (models/fault/fault_set.h turns this into per-chip, per-link state).
 struct FaultConfig {
   std::vector<Coord> chips;    // --fail-chip x,y
   std::vector<Coord> boards;   // --fail-board bx,by (board coordinates)
   std::vector<LinkFault> links;  // --fail-link x,y:D[:oneway]
+  std::vector<TimedFault> timed;  // --fail-at: failures during the run
+  // Nothing failed before the run (failures during the run do not count here).
   bool empty() const { return chips.empty() && boards.empty() && links.empty(); }
 };
 
@@ -87,6 +100,7 @@ struct RunConfig {
   Cycle cycles = 20000;        // measurement window (cycles of injection after warm-up)
   Cycle max_drain = 1000000;   // guard: most cycles spent draining after injection stops
   Cycle watchdog = 10000;      // guard: cycles without any flit moving while flits wait
+  Cycle util_window = 1024;    // allreduce: link utilization sampled per window (multiple of 256)
   uint64_t seed = 1;
 };
 
@@ -113,12 +127,22 @@ struct CollectiveConfig {
   Verify verify = Verify::Auto;
 };
 
+// Recovery from failures during a run (models/fault/fault_controller.h, docs/faults.md).
+struct RecoveryConfig {
+  Cycle detect = 2000;    // cycles until the neighbours' missing heartbeats/credits report a fault
+  Cycle quiet = 200;      // drain: flush once no flit has moved for this many cycles
+  Cycle max_drain = 100000;  // drain: flush at the latest after this many cycles
+  Cycle write_cycles = 1; // cycles per route-table register write (routers in parallel)
+  coll::Algo restart_algo = coll::Algo::FT2D;  // the collective restarted on the live set
+};
+
 struct Config {
   NetworkConfig net;
   TrafficConfig traffic;
   RunConfig run;
   ChipConfig chip;
   CollectiveConfig coll;
+  RecoveryConfig recovery;
 };
 
 // Checks every value and their consistency. Returns "" when valid, otherwise one line

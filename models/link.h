@@ -44,7 +44,11 @@ class Link : public sc_core::sc_module {
 
   // Flit leaving the upstream unit at cycle `depart`; arrives at depart + latency.
   void send(const Flit& f, Cycle depart) {
-    if (failed_) { ++dropped_flits_; return; }
+    if (failed_) {
+      if (dead_chips_ && (*dead_chips_)[f.dst]) ++dropped_dead_dst_;
+      else ++dropped_flits_;
+      return;
+    }
     const Cycle at = depart + latency_;
     Slot& s = flits_[at & fmask_];
     s.flit = f;
@@ -100,6 +104,22 @@ class Link : public sc_core::sc_module {
     inflight_flits_ = inflight_credits_ = 0;
   }
   bool failed() const { return failed_; }
+  uint32_t in_flight() const { return inflight_flits_; }
+  // Flits sent into the failed link whose destination chip is dead (dropped_flits()
+  // counts the others, and those in flight when it failed). dead: per chip id, set by
+  // the fault controller.
+  uint64_t dropped_dead_destination() const { return dropped_dead_dst_; }
+  void set_dead_chips(const std::vector<char>* dead) { dead_chips_ = dead; }
+  // Reconfiguration flush: every flit and credit in flight is removed; returns the flits.
+  uint64_t flush() {
+    uint64_t n = 0;
+    for (auto& s : flits_)
+      if (s.valid) { s.valid = false; s.at = kNever; ++n; }
+    if (down_) down_->flit_ports_ &= ~down_bit_;
+    if (up_) up_->credit_ports_ &= ~up_bit_;
+    inflight_flits_ = inflight_credits_ = 0;
+    return n;
+  }
 
   // --- read-only views for the waveform tracer (tb/tracer.cpp): what arrives when.
   // The flit arriving (or that arrived) in cycle `at`, nullptr if none, whether the
@@ -158,6 +178,8 @@ class Link : public sc_core::sc_module {
   uint32_t inflight_flits_ = 0, inflight_credits_ = 0;
   uint64_t sent_ = 0, dropped_flits_ = 0, dropped_credits_ = 0;
   bool failed_ = false;
+  uint64_t dropped_dead_dst_ = 0;
+  const std::vector<char>* dead_chips_ = nullptr;
   Clocked* up_ = nullptr;
   Clocked* down_ = nullptr;
   uint32_t up_bit_ = 0, down_bit_ = 0;

@@ -91,6 +91,59 @@ NetCounters Network::counters() const {
   return t;
 }
 
+uint64_t Network::kill_chip(ChipId c) {
+  uint64_t lost = routers_[c]->kill();
+  nis_[c]->kill();
+  const int L = cfg_.local_ports;
+  for (int i = 0; i < 2 * L; ++i) {
+    Link& l = *local_links_[(size_t)c * 2 * L + i];
+    lost += l.flush();
+  }
+  for (int p = 0; p < kNumNetPorts; ++p) {
+    fail_link(c, (Port)p);
+    const long d = topo_.neighbour(c, (Port)p);
+    if (d >= 0) fail_link((ChipId)d, opposite((Port)p));
+  }
+  return lost;
+}
+
+void Network::fail_link(ChipId c, Port p) {
+  Link* l = link(c, p);
+  if (!l || l->failed()) return;
+  l->fail();
+  routers_[c]->output_failed(p);
+}
+
+uint64_t Network::flush_all() {
+  uint64_t n = 0;
+  for (auto& r : routers_) n += r->dead() ? 0 : r->flush();
+  for (auto& l : net_links_) if (l) n += l->flush();
+  for (auto& l : local_links_) n += l->flush();
+  for (NetworkInterface* ni : nis_) ni->flush();
+  return n;
+}
+
+uint64_t Network::flits_in_flight() const {
+  uint64_t n = 0;
+  for (const auto& l : net_links_) if (l) n += l->in_flight();
+  for (const auto& l : local_links_) n += l->in_flight();
+  return n;
+}
+
+std::pair<uint64_t, uint64_t> Network::link_drops() const {
+  std::pair<uint64_t, uint64_t> d{0, 0};
+  for (const auto& l : net_links_) {
+    if (!l) continue;
+    d.first += l->dropped_dead_destination();
+    d.second += l->dropped_flits();
+  }
+  return d;
+}
+
+void Network::set_dead_chips(const std::vector<char>* dead) {
+  for (auto& l : net_links_) if (l) l->set_dead_chips(dead);
+}
+
 std::string Network::first_violation() const {
   for (int c = 0; c < chips(); ++c) {
     if (routers_[c]->violations()) return routers_[c]->first_violation();

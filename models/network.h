@@ -42,6 +42,22 @@ class Network : public sc_core::sc_module {
   // The ICI link leaving chip c through port p (nullptr at a mesh edge).
   Link* link(ChipId c, Port p) { return net_links_[c * kNumNetPorts + p].get(); }
   NetCounters counters() const;
+
+  // --- failures during a run (models/fault/fault_controller.h) ---
+  // Kills chip c: its router and NI stop, the flits they and their local lanes hold are
+  // lost (returned), its ICI links fail in both directions.
+  uint64_t kill_chip(ChipId c);
+  // The ICI link leaving c through p fails (flits in flight on it are lost and counted
+  // by the link); the upstream router stops waiting for its credits.
+  void fail_link(ChipId c, Port p);
+  // Reconfiguration flush of every router, link and NI; returns the flits removed.
+  uint64_t flush_all();
+  // Flits on links (ICI and local) right now.
+  uint64_t flits_in_flight() const;
+  // Flits lost in failed links: (dead destination, the rest).
+  std::pair<uint64_t, uint64_t> link_drops() const;
+  // Every link learns which chips are dead (to classify its drops).
+  void set_dead_chips(const std::vector<char>* dead);
   // The first invariant violation reported by any router or NI ("" if none).
   std::string first_violation() const;
   // Where flits are buffered now, for the watchdog report (at most max_lines lines).

@@ -83,6 +83,10 @@ void NetworkInterface::violation(const std::string& what) {
 // to do.
 void NetworkInterface::process() {
   if (resume()) return;
+  if (dead_) {
+    sleep();
+    return;
+  }
   const Cycle now = clk_.now();
   // Only lanes with credits or flits in flight toward the NI (bits kept by the links).
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
@@ -205,6 +209,38 @@ void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
     st_.network_latencies.push_back(net);
   }
   s->delivered(f.packet);
+}
+
+void NetworkInterface::kill() {
+  dead_ = true;
+  for (Lane& l : lanes_) {
+    l.queue.clear();
+    l.active = false;
+  }
+  busy_lanes_ = 0;
+}
+
+void NetworkInterface::discard_queued() {
+  for (Lane& l : lanes_)
+    for (const Queued& q : l.queue) record(q.packet).delivered = true;
+  for (Lane& l : lanes_) l.queue.clear();
+  while (!records_.empty() && records_.front().delivered) {
+    records_.pop_front();
+    ++base_;
+  }
+}
+
+void NetworkInterface::flush() {
+  for (Lane& l : lanes_) {
+    l.queue.clear();
+    l.active = false;
+    l.credits.assign(vcs_, buf_);
+  }
+  busy_lanes_ = 0;
+  for (Reassembly& r : reasm_) r.open = false;
+  for (Record& r : records_) r.delivered = true;
+  records_.clear();
+  base_ = next_packet_;
 }
 
 void NetworkInterface::delivered(uint32_t packet) {

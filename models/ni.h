@@ -82,6 +82,17 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   // (> now); packets of one lane leave in the order they were queued.
   void send(ChipId dst, int size, uint64_t tag, Cycle ready);
 
+  // --- faults (models/fault/fault_controller.h) ---
+  // The chip died: nothing more is injected or ejected.
+  void kill();
+  // Abort: packets queued but not started are discarded (never injected); a packet
+  // being injected is finished, so no partial packet is left behind.
+  void discard_queued();
+  // Reconfiguration flush (with every router and link): lane, credit and reassembly
+  // state back to reset; packets not fully injected are abandoned; every outstanding
+  // packet record is closed (its flits are accounted as dropped by the flush).
+  void flush();
+
   const NiStats& stats() const { return st_; }
   // Packets created but not yet fully injected.
   size_t queued_packets() const;
@@ -140,6 +151,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   PacketSource* src_ = nullptr;
   PacketEndpoint* ep_ = nullptr;
   bool inject_on_ = false;
+  bool dead_ = false;
   Cycle win_from_ = kNever, win_to_ = kNever;
   std::deque<Record> records_;         // packets base_.. not yet delivered (front)
   uint32_t base_ = 0, next_packet_ = 0;

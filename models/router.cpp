@@ -1,5 +1,6 @@
 #include "models/router.h"
 
+#include <cstring>
 #include <sstream>
 
 namespace fm {
@@ -31,6 +32,7 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
       out_(ports_ * cfg.vcs),
       entries_((size_t)ports_ * cfg.vcs * cfg.buf),
       va_out_ptr_(ports_ * cfg.vcs, 0) {
+  csr.register_b_transport(this, &Router::csr_access);
   SC_METHOD(process);
   sensitive << clk.tick();
 }
@@ -62,6 +64,10 @@ std::string Router::load_table(const RouteTable& t) {
 // One cycle, in the order of docs/router-microarchitecture.md section "Cycle".
 void Router::process() {
   if (resume()) return;
+  if (dead_) {
+    sleep();
+    return;
+  }
   const Cycle now = clk_.now();
   if (credit_ports_) receive_credits(now);
   if (flit_ports_) receive_flits(now);
@@ -269,6 +275,69 @@ void Router::switch_allocate(Cycle now) {
       free_[o] |= (uint16_t)(1u << q.out_vc);
     }
   }
+}
+
+void Router::csr_access(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
+  (void)delay;
+  const uint64_t a = tx.get_address();
+  if (tx.get_data_length() != 4 || a % 4 || a / 4 >= (uint64_t)table_.size()) {
+    tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const ChipId d = (ChipId)(a / 4);
+  uint32_t w;
+  if (tx.is_read()) {
+    const RouteEntry& e = table_.lookup(d);
+    w = e.port | (uint32_t)e.vc_mask << 8;
+    std::memcpy(tx.get_data_ptr(), &w, 4);
+  } else {
+    std::memcpy(&w, tx.get_data_ptr(), 4);
+    const RouteEntry e{(uint8_t)(w & 0xff), (uint16_t)((w >> 8) & 0xffff)};
+    const bool ok = e.port == kNoRoute ||
+                    (e.port <= kLocal && out_link_[e.port] && e.vc_mask &&
+                     !(e.vc_mask & ~all_vcs_mask(vcs_)) && (w >> 24) == 0);
+    if (!ok) {
+      tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      return;
+    }
+    table_.set(d, e);
+  }
+  tx.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+uint64_t Router::kill() {
+  const uint64_t lost = flush();
+  dead_ = true;
+  return lost;
+}
+
+void Router::output_failed(Port p) {
+  failed_outs_ |= 1u << p;
+  for (int v = 0; v < vcs_; ++v) ovc(p, v).credits = INT16_MAX / 2;
+}
+
+uint64_t Router::flush() {
+  const Cycle now = clk_.now();
+  const uint64_t lost = buffered_;
+  for (int p = 0; p < ports_; ++p) {
+    for (int v = 0; v < vcs_; ++v) {
+      InVc& q = ivc(p, v);
+      occ_update(q, now);
+      q.head = q.count = 0;
+      q.state = kIdle;
+      q.sa_ready = kNever;
+      q.open = false;
+    }
+    nonempty_[p] = va_wait_[p] = 0;
+    if (out_link_[p]) {
+      free_[p] = all_vcs_mask(vcs_);
+      for (int v = 0; v < vcs_; ++v)
+        ovc(p, v).credits = (failed_outs_ >> p) & 1 ? INT16_MAX / 2 : (int16_t)buf_;
+    }
+  }
+  nonempty_ports_ = va_ports_ = 0;
+  buffered_ = 0;
+  return lost;
 }
 
 uint64_t Router::occupancy_integral(Port p, int v, Cycle now) const {

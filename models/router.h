@@ -10,6 +10,8 @@
 #pragma once
 #include <string>
 #include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
 #include "models/clock.h"
@@ -64,6 +66,23 @@ class Router : public sc_core::sc_module, public Clocked {
   bool out_vc_allocated(Port p, int w) const { return out_link_[p] && !((free_[p] >> w) & 1); }
   // --- end of the tracer's views ---------------------------------------------------------
 
+  // --- faults and reconfiguration (models/fault/fault_controller.h, docs/faults.md) ------
+  // Route-table window: the 32-bit word at byte address 4 * dst is the entry for dst
+  // (bits 0..7 port, 8..23 VC mask: the RouteEntry format). A write takes effect for head
+  // flits routed after it; the controller only writes while the network is quiesced.
+  tlm_utils::simple_target_socket<Router> csr;
+  // The chip died: the buffered flits are lost (their number is returned) and the router
+  // never evaluates again.
+  uint64_t kill();
+  bool dead() const { return dead_; }
+  // The link leaving port p failed: what is switched to it is lost in the link (counted
+  // there), so the port never runs out of credits and traffic toward it drains.
+  void output_failed(Port p);
+  // Reconfiguration flush: drops every buffered flit (their number is returned) and
+  // returns VC, allocation and credit state to reset; the route table is kept. Only
+  // meaningful when every router and link is flushed in the same cycle.
+  uint64_t flush();
+
  private:
   // A buffered flit with the cycle it may first take part in allocation and, for a
   // head flit, the route looked up when it was written (RC is done at buffer write).
@@ -92,6 +111,7 @@ class Router : public sc_core::sc_module, public Clocked {
   };
 
   void process();
+  void csr_access(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void receive_credits(Cycle now);
   void receive_flits(Cycle now);
   void vc_allocate(Cycle now);
@@ -139,6 +159,8 @@ class Router : public sc_core::sc_module, public Clocked {
   std::vector<uint8_t> va_out_ptr_;    // [port][vc]: VA stage 2 (over input VCs)
   int buffered_ = 0;
   uint64_t switched_ = 0;
+  bool dead_ = false;
+  uint32_t failed_outs_ = 0;           // output ports whose link failed
   uint64_t violations_ = 0;
   std::string first_violation_;
 };

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/collective/algorithms.h"
+#include "models/fault/fault_set.h"
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/report.h"
@@ -65,6 +66,15 @@ po::options_description collective_options() {
      "reduction unit throughput, GB/s of incoming data")
     ("compute-us", po::value<double>()->default_value(d.chip.compute_us),
      "compute time of a training step before the allreduce, microseconds")
+    ("fail-at", po::value<std::vector<std::string>>()->composing(),
+     "a failure during the run: WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway], "
+     "WHEN a cycle (120000) or a share of the data reduced (50%); repeatable (docs/faults.md)")
+    ("detect-cycles", po::value<uint64_t>()->default_value(d.recovery.detect),
+     "cycles from a failure until the neighbours report it")
+    ("drain-quiet", po::value<uint64_t>()->default_value(d.recovery.quiet),
+     "recovery: flush the network once no flit has moved for this many cycles")
+    ("restart-algo", po::value<std::string>()->default_value(coll::to_string(d.recovery.restart_algo)),
+     "the algorithm the collective restarts with after a failure")
     ("watchdog", po::value<uint64_t>()->default_value(d.run.watchdog),
      "stop when no flit moves for this many cycles while work waits");
   return o;
@@ -110,6 +120,18 @@ void collective_from(const po::variables_map& vm, Config* c) {
     throw UsageError("--bytes " + str("bytes") + " does not fit in --hbm-bytes " + str("hbm-bytes"));
   ch.compute_us = vm["compute-us"].as<double>();
   if (!(ch.compute_us >= 0)) throw UsageError("--compute-us must be >= 0");
+  if (vm.count("fail-at"))
+    for (const std::string& f : vm["fail-at"].as<std::vector<std::string>>()) {
+      TimedFault t;
+      const std::string e = parse_timed_fault(f, &t);
+      if (!e.empty()) throw UsageError("--fail-at " + f + ": " + e);
+      c->net.faults.timed.push_back(t);
+    }
+  c->recovery.detect = vm["detect-cycles"].as<uint64_t>();
+  c->recovery.quiet = vm["drain-quiet"].as<uint64_t>();
+  if (c->recovery.quiet < 8) throw UsageError("--drain-quiet must be >= 8 cycles");
+  if (!coll::parse_algo(str("restart-algo"), &c->recovery.restart_algo))
+    throw UsageError("--restart-algo " + str("restart-algo") + ": allowed " + coll::kAlgoNames);
   c->run.watchdog = vm["watchdog"].as<uint64_t>();
   if (c->run.watchdog < 1) throw UsageError("--watchdog must be >= 1 cycle");
 }
@@ -131,7 +153,12 @@ std::string allreduce_summary(const AllreduceResult& r) {
   for (const PhaseTime& p : r.phases)
     s << "phase           " << p.name << ": cycles " << p.start << " .. " << p.end << "\n";
   s << "links           utilization mean " << r.link_util_mean << ", max " << r.link_util_max << "\n";
-  s << "flits           injected " << r.totals.flits_injected << ", ejected " << r.totals.flits_ejected << "\n";
+  s << "flits           injected " << r.totals.flits_injected << ", delivered " << r.flits_delivered
+    << ", dropped " << r.drops.total() + r.discarded_abort << " (dead router " << r.drops.dead_router
+    << ", dead link " << r.drops.dead_link << ", dead destination " << r.drops.dead_destination
+    << ", flushed " << r.drops.flushed << ", aborted " << r.discarded_abort << "): "
+    << (r.conservation_ok ? "conserved" : "NOT conserved") << "\n";
+  for (const TimelineEvent& e : r.timeline) s << "timeline        cycle " << e.cycle << ": " << e.what << "\n";
   s << "verified        " << (r.verified ? (*r.verified ? "yes: every participant holds the exact sum" : "NO") : "not checked (--verify on to check)") << "\n";
   if (c.chip.compute_us > 0) s << "step time       " << r.step_time_us << " us (compute " << c.chip.compute_us << " + allreduce)\n";
   s << "speed           " << r.router_cycles_per_second << " router-cycles/s, " << r.wall_seconds

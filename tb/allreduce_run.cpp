@@ -9,6 +9,7 @@
 
 #include "models/chip/chip.h"
 #include "models/collective/algorithms.h"
+#include "models/fault/fault_controller.h"
 #include "models/network.h"
 #include "tb/driver.h"
 #include "tb/tracer.h"
@@ -38,24 +39,98 @@ Descriptor descriptor_of(const Config& c, const FaultSet& f) {
   return d;
 }
 
-// The host: after the compute phase it writes the descriptor into every live chip's
-// registers through TLM-2.0, starts them all, and waits for every completion event.
-class Host : public sc_core::sc_module {
+// The host (the runtime): after the compute phase it writes the descriptor into every
+// live chip's registers through TLM-2.0 and starts them; it then watches for completion.
+// As the fault controller's RecoveryHost it aborts the collective on every live chip and
+// restarts it on the live set after a reconfiguration (docs/faults.md).
+class Host : public sc_core::sc_module, public RecoveryHost {
  public:
   sc_core::sc_vector<tlm_utils::simple_initiator_socket<Host>> sock;
 
-  // chips: the live chips (one socket each).
-  Host(sc_core::sc_module_name name, std::vector<Chip*> chips, const Descriptor& d,
-       sc_core::sc_time compute)
-      : sc_module(name), sock("sock", chips.size()), chips_(std::move(chips)), d_(d),
-        compute_(compute) {
-    for (size_t i = 0; i < chips_.size(); ++i) sock[i].bind(chips_[i]->ctrl);
+  // chips: by chip id, nullptr for chips dead before the run.
+  Host(sc_core::sc_module_name name, const Config& cfg, std::vector<Chip*> chips,
+       CollectiveLibrary& lib, Network& net, sc_core::sc_time compute)
+      : sc_module(name), sock("sock", std::count_if(chips.begin(), chips.end(), [](Chip* c) { return c; })),
+        cfg_(cfg), chips_(std::move(chips)), lib_(lib), net_(net), compute_(compute),
+        faults_(std::make_shared<FaultSet>(cfg.net)), sock_of_(chips_.size(), -1) {
+    int k = 0;
+    for (size_t i = 0; i < chips_.size(); ++i)
+      if (chips_[i]) {
+        sock_of_[i] = k;
+        sock[k++].bind(chips_[i]->ctrl);
+      }
     SC_THREAD(run);
   }
   SC_HAS_PROCESS(Host);
   bool finished() const { return finished_; }
   const std::string& error() const { return error_; }
   sc_core::sc_time started_at() const { return started_; }
+  std::shared_ptr<CollectiveRun> current() const { return run_; }
+  const FaultSet& faults() const { return *faults_; }
+
+  // RecoveryHost.
+  bool collective_running() const override { return run_ && !finished_ && !aborted_; }
+  double progress() const override {
+    return run_ && run_->total_words ? (double)run_->applied_words / run_->total_words : 0.0;
+  }
+  bool touched_by(const FaultSet& f) const override {
+    const coll::Schedule& s = run_->schedule();
+    for (size_t c = 0; c < s.participant.size(); ++c)
+      if (s.participant[c] && f.chip_dead((ChipId)c)) return true;
+    // A transfer routed over a dead link (walk the tables the routers hold now).
+    std::vector<std::pair<ChipId, ChipId>> pairs;
+    for (const coll::Xfer& x : s.xfers) pairs.push_back({x.src, x.dst});
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    const Topology2D& t = f.topology();
+    for (const auto& [a, b] : pairs) {
+      ChipId c = a;
+      for (int hop = 0; c != b && hop <= t.chips(); ++hop) {
+        const uint8_t p = net_.router(c).route_port(b);
+        if (p >= kNumNetPorts || f.link_dead(c, (Port)p)) return true;
+        c = (ChipId)t.neighbour(c, (Port)p);
+      }
+    }
+    return false;
+  }
+  void abort_all() override {
+    aborted_ = true;
+    for (size_t c = 0; c < chips_.size(); ++c)
+      if (chips_[c] && !faults_->chip_dead((ChipId)c) && !chips_[c]->engine().completed()) write(c, regs::kCtrl, 2);
+  }
+  void restart(std::shared_ptr<const FaultSet> f) override {
+    faults_ = std::move(f);
+    lib_.set_faults(faults_);
+    Config c = cfg_;
+    c.coll.algo = cfg_.recovery.restart_algo;
+    d_ = descriptor_of(c, *faults_);
+    try {
+      run_ = lib_.get(d_);
+    } catch (const ConfigError& e) {
+      give_up(std::string("the restart algorithm refuses the live set: ") + e.what());
+      return;
+    }
+    // The aborted run changed the buffers in place: every participant starts again from
+    // its gradient (the chips charge the copy from the input buffer; see docs/faults.md).
+    restore_words();
+    aborted_ = false;
+    launch();
+  }
+  void give_up(const std::string& why) override {
+    error_ = why;
+    finished_ = true;
+  }
+  // Verify mode: each participant's buffer holds its own gradient words again.
+  void restore_words() {
+    if (cfg_.coll.verify != Verify::On) return;
+    const coll::Schedule& s = run_->schedule();
+    for (size_t c = 0; c < chips_.size(); ++c) {
+      if (!chips_[c] || !s.participant[c]) continue;
+      std::vector<uint64_t>& w = chips_[c]->hbm().words();
+      w.assign(s.words, 0);
+      for (uint32_t i = 0; i < s.words; ++i) w[i] = coll::initial_word((ChipId)c, i);
+    }
+  }
 
  private:
   bool write(size_t c, uint64_t addr, uint32_t v) {
@@ -68,14 +143,13 @@ class Host : public sc_core::sc_module {
     tx.set_byte_enable_ptr(nullptr);
     tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    sock[c]->b_transport(tx, delay);
+    sock[sock_of_[c]]->b_transport(tx, delay);
     return tx.is_response_ok();
   }
-  void run() {
-    if (compute_ > sc_core::SC_ZERO_TIME) wait(compute_);
-    started_ = sc_core::sc_time_stamp();
-    sc_core::sc_event_and_list all;
+  // Writes the descriptor into every live chip and starts it.
+  void launch() {
     for (size_t c = 0; c < chips_.size(); ++c) {
+      if (!chips_[c] || faults_->chip_dead((ChipId)c)) continue;
       bool ok = write(c, regs::kOp, d_.op) && write(c, regs::kDtype, d_.dtype) &&
                 write(c, regs::kAlgo, d_.algo) && write(c, regs::kOrder, d_.order) &&
                 write(c, regs::kBufLo, (uint32_t)d_.buf) && write(c, regs::kBufHi, (uint32_t)(d_.buf >> 32)) &&
@@ -84,21 +158,40 @@ class Host : public sc_core::sc_module {
       for (size_t w = 0; ok && w < d_.participants.size(); ++w)
         ok = write(c, regs::kPartBase + 4 * w, d_.participants[w]);
       if (!ok || !write(c, regs::kCtrl, 1)) {
-        error_ = "chip " + std::to_string(chips_[c]->id()) + " refused the collective: " +
-                 regs::error_name(chips_[c]->error()) + ": " + chips_[c]->error_text();
-        finished_ = true;
+        give_up("chip " + std::to_string(c) + " refused the collective: " +
+                regs::error_name(chips_[c]->error()) + ": " + chips_[c]->error_text());
         return;
       }
-      all &= chips_[c]->done_event();
     }
-    wait(all);
-    finished_ = true;
+  }
+  bool all_done() const {
+    for (size_t c = 0; c < chips_.size(); ++c)
+      if (chips_[c] && !faults_->chip_dead((ChipId)c) && chips_[c]->status() != regs::kDone) return false;
+    return true;
+  }
+  void run() {
+    if (compute_ > sc_core::SC_ZERO_TIME) wait(compute_);
+    started_ = sc_core::sc_time_stamp();
+    d_ = descriptor_of(cfg_, *faults_);
+    run_ = lib_.get(d_);
+    launch();
+    const sc_core::sc_time poll = net_.clock().period() * 16.0;
+    while (!finished_) {
+      if (!aborted_ && all_done()) finished_ = true;
+      else wait(poll);
+    }
   }
 
+  const Config& cfg_;
   std::vector<Chip*> chips_;
-  Descriptor d_;
+  CollectiveLibrary& lib_;
+  Network& net_;
   sc_core::sc_time compute_, started_;
-  bool finished_ = false;
+  std::shared_ptr<const FaultSet> faults_;
+  std::shared_ptr<CollectiveRun> run_;
+  Descriptor d_;
+  std::vector<int> sock_of_;  // chip id -> socket index (-1: dead before the run)
+  bool finished_ = false, aborted_ = false;
   std::string error_;
 };
 
@@ -116,7 +209,17 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   cfg.coll.verify = verifies(cfg_in) ? Verify::On : Verify::Off;
   r.config = cfg_in;
   const auto t0 = Clk::now();
-  const FaultSet faults(cfg.net);
+  auto fs = std::make_shared<const FaultSet>(cfg.net);
+  const FaultSet& faults = *fs;
+  // Failures during the run are checked against the topology before anything runs.
+  const std::vector<TimedFault>& timed = cfg.net.faults.timed;
+  if (!timed.empty()) {
+    std::vector<size_t> all(timed.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    NetworkConfig probe = cfg.net;
+    probe.faults = with_timed(cfg.net.faults, all);
+    const FaultSet check(probe);  // throws ConfigError naming a bad --fail-at
+  }
   RouteSet rs = opt.tables ? RouteSet{*opt.tables, "given"} : build_routes(cfg.net, faults);
   if (opt.check_routes) {
     r.route_check = check_routes(faults, rs.tables, cfg.net.vcs);
@@ -125,51 +228,49 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   }
   // The collective is compiled before anything is simulated, so a refusal (e.g. 2d on a
   // machine with holes) is reported as bad input with the algorithm's own message.
-  CollectiveLibrary lib(cfg, faults);
-  const Descriptor desc = descriptor_of(cfg, faults);
-  std::shared_ptr<CollectiveRun> run = lib.get(desc);
-  const coll::Schedule& sched = run->schedule();
-  const coll::ScheduleLoad load = coll::schedule_load(sched, faults.topology(), rs.tables);
-  r.live_chips = faults.live_chips();
-  r.participants = sched.participants();
-  r.words = sched.words;
-  r.transfers = sched.xfers.size();
-  r.max_link_words = load.max_link_words;
+  CollectiveLibrary lib(cfg, fs);
+  const std::shared_ptr<CollectiveRun> first = lib.get(descriptor_of(cfg, faults));
+  const uint64_t first_flits = [&] {
+    uint64_t t = 0;
+    for (uint32_t x = 0; x < first->schedule().xfers.size(); ++x)
+      t += first->schedule().xfers[x].len + first->packets_of(x);
+    return t;
+  }();
 
   auto net = std::make_unique<Network>("net", cfg.net);
   const std::string terr = net->load_tables(rs.tables);
   if (!terr.empty()) throw std::runtime_error(terr);
   net->apply_faults(faults);
-  rs.tables.clear();
   r.routes_info = rs;
+  r.routes_info.tables.clear();
   const int n = net->chips();
   const sc_core::sc_time period = net->clock().period();
   const bool verify = cfg.coll.verify == Verify::On;
   std::vector<std::unique_ptr<Chip>> chips(n);
-  std::vector<Chip*> live;
+  std::vector<Chip*> by_id(n, nullptr);
   for (int c = 0; c < n; ++c) {
     if (faults.chip_dead(c)) continue;
     const std::string name = "chip_" + std::to_string(faults.topology().x(c)) + "_" +
                              std::to_string(faults.topology().y(c));
     chips[c] = std::make_unique<Chip>(name.c_str(), cfg, c, net->ni(c), lib, period, verify);
-    live.push_back(chips[c].get());
-    if (verify && sched.participant[c]) {
+    by_id[c] = chips[c].get();
+    if (verify && first->schedule().participant[c]) {
       std::vector<uint64_t>& w = chips[c]->hbm().words();
-      w.resize(sched.words);
-      for (uint32_t i = 0; i < sched.words; ++i) w[i] = coll::initial_word(c, i);
+      w.resize(first->schedule().words);
+      for (uint32_t i = 0; i < first->schedule().words; ++i) w[i] = coll::initial_word(c, i);
     }
   }
   const Cycle compute_cycles = (Cycle)std::llround(cfg.chip.compute_us * 1000.0 / cfg.net.cycle_ns());
-  Host host("host", live, desc, period * (double)compute_cycles);
+  Host host("host", cfg, by_id, lib, *net, period * (double)compute_cycles);
+  std::unique_ptr<FaultController> ctl =
+      timed.empty() ? nullptr : std::make_unique<FaultController>("faults", cfg, *net, host);
   std::unique_ptr<Tracer> tracer = opt.wave ? Tracer::attach(*net, *opt.wave) : nullptr;
   if (tracer && !faults.empty()) tracer->fault_event(0, "faults applied before the run: " + faults.describe());
   r.setup_seconds = since(t0);
 
-  uint64_t total_flits = 0;
-  for (uint32_t x = 0; x < sched.xfers.size(); ++x) total_flits += sched.xfers[x].len + run->packets_of(x);
-  auto progress = [total_flits](const NetCounters& c, Cycle done, double el) {
-    const double frac = total_flits ? (double)c.flits_ejected / total_flits : 1.0;
-    std::fprintf(stderr, "\rcycle %llu  %5.1f%% of the flits delivered  ETA %.0fs   ",
+  auto progress = [&host](const NetCounters&, Cycle done, double el) {
+    const double frac = host.progress();
+    std::fprintf(stderr, "\rcycle %llu  %5.1f%% of the data reduced  ETA %.0fs   ",
                  (unsigned long long)done, 100 * frac, frac > 0 ? el / frac * (1 - frac) : 0.0);
   };
   auto engine_violation = [&]() -> std::string {
@@ -179,25 +280,71 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   };
   const auto t1 = Clk::now();
   Driver drv(*net, cfg.run.watchdog, opt.progress ? std::function<void(const NetCounters&, Cycle, double)>(progress) : nullptr,
-             &r.stop_reason, &r.message, [&] { return !host.finished(); }, engine_violation);
+             &r.stop_reason, &r.message, [&] { return !host.finished() || (ctl && !ctl->settled()); },
+             engine_violation);
+  // Link utilization over time: every `window` cycles, the mean over the live links.
+  const Cycle window = cfg.run.util_window;
+  uint64_t sent_before = 0;
+  size_t fault_marks = 0;
   bool ok = true;
-  while (ok && !host.finished()) ok = drv.run_until(drv.done() + 256, 256);
+  while (ok && !host.finished()) {
+    ok = drv.run_until(drv.done() + 256, 256);
+    if (tracer && ctl && ctl->timeline().size() > fault_marks) {
+      for (; fault_marks < ctl->timeline().size(); ++fault_marks) {
+        const TimelineEvent& e = ctl->timeline()[fault_marks];
+        if (e.what.rfind("fault:", 0) == 0) tracer->fault_event(e.cycle, e.what);
+      }
+    }
+    if (drv.done() % window == 0 || host.finished()) {
+      uint64_t sent = 0;
+      int live = 0;
+      for (int c = 0; c < n; ++c)
+        for (int p = 0; p < kNumNetPorts; ++p)
+          if (Link* l = net->link(c, (Port)p)) {
+            sent += l->flits_sent();
+            live += !l->failed();
+          }
+      const Cycle from = r.util_series.empty() ? 0 : r.util_series.back().first;
+      const Cycle span = drv.done() - from;
+      if (span && live) r.util_series.push_back({drv.done(), (double)(sent - sent_before) / span / live});
+      sent_before = sent;
+    }
+  }
   r.wall_seconds = since(t1);
   if (tracer) r.wave_note = tracer->finish();
   r.totals = net->counters();
   r.peak_rss_kb = peak_rss_kb();
   r.router_cycles_per_second = r.wall_seconds > 0 ? (double)drv.done() * n / r.wall_seconds : 0;
+  if (ctl) {
+    r.timeline = ctl->timeline();
+    r.drops = ctl->drops();
+    r.restarts = ctl->restarts();
+  }
+  for (const auto& ch : chips)
+    if (ch) r.discarded_abort += ch->engine().discarded_flits();
+  // Conservation: every injected flit was ejected or dropped for a counted reason.
+  r.flits_delivered = r.totals.flits_ejected - r.discarded_abort;
+  r.conservation_ok = r.totals.flits_injected == r.totals.flits_ejected + r.drops.total();
   if (!ok) return r;
   if (!host.error().empty()) {
-    r.stop_reason = "refused";
+    r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().what == "partitioned"
+                        ? "partitioned" : "refused";
     r.message = host.error();
     return r;
   }
-  // Timing: from the START writes to the last chip's completion.
+  const FaultSet& fin = host.faults();
+  const std::shared_ptr<CollectiveRun> run = host.current();
+  const coll::Schedule& sched = run->schedule();
+  r.live_chips = fin.live_chips();
+  r.participants = sched.participants();
+  r.words = sched.words;
+  r.transfers = sched.xfers.size();
+  // Timing: from the first START writes to the last chip's completion of the final run.
   r.start_cycle = (Cycle)std::llround(host.started_at() / period);
-  for (const auto& ch : chips)
-    if (ch) r.end_cycle = std::max(r.end_cycle, ch->engine().done_cycle());
+  for (int c = 0; c < n; ++c)
+    if (chips[c] && !fin.chip_dead(c)) r.end_cycle = std::max(r.end_cycle, chips[c]->engine().done_cycle());
   r.cycles = r.end_cycle - r.start_cycle;
+  if (ctl) r.timeline.push_back({r.end_cycle, "complete"});
   const double cns = cfg.net.cycle_ns();
   r.time_us = r.cycles * cns / 1000.0;
   r.step_time_us = cfg.chip.compute_us + r.time_us;
@@ -206,7 +353,17 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     const int p = r.participants;
     r.busbw_GBps = p > 1 ? r.algbw_GBps * 2.0 * (p - 1) / p : 0;
   }
-  // Bounds (docs/collectives.md): the algorithm's busiest resource, and any algorithm's.
+  // Bounds (docs/collectives.md): the final schedule's busiest resource on the final
+  // routes, and what any allreduce of the live chips could do on the final topology.
+  NetworkConfig fin_cfg = cfg.net;
+  fin_cfg.faults = with_timed(cfg.net.faults, [&] {
+    std::vector<size_t> all(timed.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return ctl ? std::vector<size_t>(all.begin(), all.begin() + ctl->applied()) : std::vector<size_t>();
+  }());
+  const std::vector<RouteTable> fin_tables = timed.empty() ? rs.tables : build_routes(fin_cfg, fin).tables;
+  const coll::ScheduleLoad load = coll::schedule_load(sched, fin.topology(), fin_tables);
+  r.max_link_words = load.max_link_words;
   const double fb = cfg.net.flit_bytes;
   const double hbm_rate = cfg.chip.hbm_gbps / cfg.net.link_gbps * fb;      // bytes/cycle
   const double red_rate = cfg.chip.reduce_gbps / cfg.net.link_gbps * fb;
@@ -218,8 +375,8 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   r.bound_cycles = std::max({coll::algorithm_bound_words(load), max_hbm * fb / hbm_rate,
                              max_red * fb / red_rate});
   std::vector<char> live_set(n);
-  for (int c = 0; c < n; ++c) live_set[c] = !faults.chip_dead(c);
-  r.topo_bound_cycles = coll::topology_bound_words(faults, live_set, sched.words);
+  for (int c = 0; c < n; ++c) live_set[c] = !fin.chip_dead(c);
+  r.topo_bound_cycles = coll::topology_bound_words(fin, live_set, sched.words);
   if (r.cycles > 0) {
     r.bound_ratio = r.bound_cycles / r.cycles;
     r.topo_bound_ratio = r.topo_bound_cycles / r.cycles;
@@ -237,9 +394,9 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   for (int c = 0; c < n; ++c) {
     for (int p = 0; p < kNumNetPorts; ++p) {
       Link* l = net->link(c, (Port)p);
-      if (!l || faults.link_dead(c, (Port)p)) continue;
+      if (!l || fin.link_dead(c, (Port)p)) continue;
       const double u = r.cycles ? (double)l->flits_sent() / r.cycles : 0;
-      r.links.push_back({faults.topology().x(c), faults.topology().y(c), (Port)p, u});
+      r.links.push_back({fin.topology().x(c), fin.topology().y(c), (Port)p, u});
       usum += u;
       ++ulinks;
       r.link_util_max = std::max(r.link_util_max, u);
@@ -251,11 +408,11 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     r.hbm_bytes += ch->hbm().bytes_moved();
     r.words_reduced += ch->engine().words_reduced();
   }
-  // Accounting: with no faults mid-run every injected flit is ejected.
-  if (r.totals.flits_injected != r.totals.flits_ejected || r.totals.flits_ejected != total_flits) {
+  if (!r.conservation_ok || (timed.empty() && r.totals.flits_ejected != first_flits)) {
     r.stop_reason = "accounting";
-    r.message = "flits injected " + std::to_string(r.totals.flits_injected) + ", ejected " +
-                std::to_string(r.totals.flits_ejected) + ", expected " + std::to_string(total_flits);
+    r.message = "flits injected " + std::to_string(r.totals.flits_injected) + " != ejected " +
+                std::to_string(r.totals.flits_ejected) + " + dropped " + std::to_string(r.drops.total()) +
+                (timed.empty() ? " (expected " + std::to_string(first_flits) + " flits)" : "");
     return r;
   }
   if (verify) {
@@ -271,7 +428,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
         const uint64_t got = i < w.size() ? w[i] : 0;
         if (got != sum[i]) {
           std::ostringstream m;
-          m << "wrong sum on chip (" << faults.topology().x(c) << "," << faults.topology().y(c)
+          m << "wrong sum on chip (" << fin.topology().x(c) << "," << fin.topology().y(c)
             << ") at word " << i << ": expected " << sum[i] << ", holds " << got;
           r.verified = false;
           r.stop_reason = "wrong-sum";
@@ -339,6 +496,21 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["link_utilization"] = links;
   j["flits_injected"] = r.totals.flits_injected;
   j["flits_ejected"] = r.totals.flits_ejected;
+  j["flits_delivered"] = r.flits_delivered;
+  j["flits_dropped"] = {{"dead_router", r.drops.dead_router},
+                        {"dead_link", r.drops.dead_link},
+                        {"dead_destination", r.drops.dead_destination},
+                        {"flushed", r.drops.flushed},
+                        {"abort", r.discarded_abort},
+                        {"total", r.drops.total() + r.discarded_abort}};
+  j["conservation_ok"] = r.conservation_ok;
+  j["restarts"] = r.restarts;
+  nlohmann::ordered_json tl = nlohmann::ordered_json::array();
+  for (const TimelineEvent& e : r.timeline) tl.push_back({{"cycle", e.cycle}, {"event", e.what}});
+  j["timeline"] = tl;
+  nlohmann::ordered_json us = nlohmann::ordered_json::array();
+  for (const auto& [c, u] : r.util_series) us.push_back({{"cycle", c}, {"utilization", u}});
+  j["link_utilization_over_time"] = us;
   j["hbm_bytes_moved"] = r.hbm_bytes;
   j["words_reduced"] = r.words_reduced;
   j["routing"] = routes_json(r.routes_info, r.route_check);

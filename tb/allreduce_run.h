@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/config.h"
+#include "models/fault/fault_controller.h"
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
 #include "tb/traffic_run.h"
@@ -48,6 +49,14 @@ struct AllreduceResult {
   double setup_seconds = 0, wall_seconds = 0, router_cycles_per_second = 0;
   long peak_rss_kb = 0;
   std::string wave_note;         // what the waveform tracer had to say ("" = nothing)
+  // Failures during the run (docs/faults.md).
+  std::vector<TimelineEvent> timeline;
+  Drops drops;                   // lost in the network, by reason
+  uint64_t discarded_abort = 0;  // ejected but belonging to an aborted run
+  uint64_t flits_delivered = 0;  // ejected and used
+  bool conservation_ok = false;  // injected == ejected + dropped in the network
+  int restarts = 0;
+  std::vector<std::pair<Cycle, double>> util_series;  // (window end, mean link utilization)
 };
 
 // Throws ConfigError for a configuration the model cannot build (bad fault set, an

@@ -44,12 +44,13 @@ nlohmann::json start_with(const std::function<void(Poker&)>& mutate, bool dead_c
     cfg.net.width = cfg.net.height = 4;
     cfg.net.local_ports = 4;
     if (dead_chip) cfg.net.faults.chips.push_back({3, 3});
-    const FaultSet faults(cfg.net);
+    const auto fs = std::make_shared<const FaultSet>(cfg.net);
+    const FaultSet& faults = *fs;
     Network net("net", cfg.net);
     const std::string e = net.load_tables(build_routes(cfg.net, faults).tables);
     if (!e.empty()) throw std::runtime_error(e);
     net.apply_faults(faults);
-    CollectiveLibrary lib(cfg, faults);
+    CollectiveLibrary lib(cfg, fs);
     Chip chip("chip", cfg, 0, net.ni(0), lib, net.clock().period(), false);
     Poker p("poker");
     p.sock.bind(chip.ctrl);

@@ -38,8 +38,9 @@ std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
   const uint64_t fb = cfg_.net.flit_bytes;
   p.words = (uint32_t)((d.size + fb - 1) / fb);
   p.chunk_words = (uint32_t)(d.chunk / fb);
-  auto s = std::make_shared<const coll::Schedule>(coll::build_schedule(faults_, p));
-  auto run = std::make_shared<CollectiveRun>(s, cfg_.net.chips(), cfg_.chip.packet_words);
+  auto s = std::make_shared<const coll::Schedule>(coll::build_schedule(*faults_, p));
+  auto run = std::make_shared<CollectiveRun>(s, cfg_.net.chips(), cfg_.chip.packet_words,
+                                            (uint32_t)runs_.size() + 1);
   runs_[d] = run;
   return run;
 }
@@ -75,6 +76,16 @@ void Chip::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
   if (tx.is_write()) {
     std::memcpy(&v, tx.get_data_ptr(), 4);
     if (addr == regs::kCtrl) {
+      if (v == 2) {  // abort (fault recovery): only a running collective can be aborted
+        const bool ok = status_ == regs::kBusy;
+        if (ok) {
+          engine_.abort();
+          engine_done_.cancel();
+          status_ = regs::kAborted;
+        }
+        tx.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_GENERIC_ERROR_RESPONSE);
+        return;
+      }
       if (v != 1) {
         tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
         return;
@@ -180,14 +191,19 @@ bool Chip::start() {
     fail(regs::kRefused, e.what());
     return false;
   }
+  // A restart after an abort first restores the gradient from its input copy (one HBM
+  // read and write of the buffer): the aborted run changed the buffer in place.
+  const bool restore = status_ == regs::kAborted;
   status_ = regs::kBusy;
   error_ = regs::kNoError;
   error_text_.clear();
-  engine_.start(run, d_.buf, (Cycle)std::llround(sc_core::sc_time_stamp() / period_), &engine_done_);
+  engine_.start(run, d_.buf, (Cycle)std::llround(sc_core::sc_time_stamp() / period_), &engine_done_,
+                restore);
   return true;
 }
 
 void Chip::on_done() {
+  if (status_ != regs::kBusy || !engine_.completed()) return;  // not this run's completion
   status_ = regs::kDone;
   done_cycle_ = engine_.done_cycle();
   done_.notify();

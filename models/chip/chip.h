@@ -38,14 +38,17 @@ struct Descriptor {
 // machine's fault set, as the runtime that configures the routes does.
 class CollectiveLibrary {
  public:
-  CollectiveLibrary(const Config& cfg, const FaultSet& faults) : cfg_(cfg), faults_(faults) {}
+  CollectiveLibrary(const Config& cfg, std::shared_ptr<const FaultSet> faults)
+      : cfg_(cfg), faults_(std::move(faults)) {}
   // Throws ConfigError when the algorithm cannot run on this fault set.
   std::shared_ptr<CollectiveRun> get(const Descriptor& d);
-  const FaultSet& faults() const { return faults_; }
+  const FaultSet& faults() const { return *faults_; }
+  // After a failure: the runtime learns the new fault set (fault controller).
+  void set_faults(std::shared_ptr<const FaultSet> f) { faults_ = std::move(f); }
 
  private:
   const Config& cfg_;
-  const FaultSet& faults_;
+  std::shared_ptr<const FaultSet> faults_;
   std::map<Descriptor, std::shared_ptr<CollectiveRun>> runs_;
 };
 

@@ -22,8 +22,8 @@ void build_csr(size_t keys, ForEach for_each, std::vector<uint32_t>* off,
 }  // namespace
 
 CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
-                             int packet_words)
-    : s_(std::move(s)), packet_words_(packet_words) {
+                             int packet_words, uint32_t id)
+    : s_(std::move(s)), packet_words_(packet_words), id_(id) {
   const coll::Schedule& sc = *s_;
   const size_t n = sc.xfers.size();
   if (n >= (1ULL << 40)) throw std::runtime_error("collective: too many transfers");
@@ -56,6 +56,7 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
     for (uint32_t i = 0; i < n; ++i) emit(sc.xfers[i].src, i);
   }, &out_off, &out_idx);
   in_count.assign(chips, 0);
+  for (const coll::Xfer& x : sc.xfers) total_words += x.len;
   for (const coll::Xfer& x : sc.xfers) ++in_count[x.dst];
   phase_start.assign(sc.phase_names.size(), kNever);
   phase_end.assign(sc.phase_names.size(), 0);
@@ -89,7 +90,7 @@ void CollectiveEngine::violation(const std::string& what) {
 
 Cycle CollectiveEngine::hbm_access(tlm::tlm_command cmd, uint64_t w, uint32_t n,
                                    uint64_t* data, Cycle at) {
-  if (!data) {
+  if (!data && cmd != tlm::TLM_IGNORE_COMMAND) {
     if (scratch_.size() < n) scratch_.resize(n);
     data = scratch_.data();
   }
@@ -110,17 +111,24 @@ Cycle CollectiveEngine::hbm_access(tlm::tlm_command cmd, uint64_t w, uint32_t n,
 }
 
 void CollectiveEngine::start(std::shared_ptr<CollectiveRun> run, uint64_t buf, Cycle t,
-                             sc_core::sc_event* done) {
+                             sc_core::sc_event* done, bool restore) {
   run_ = std::move(run);
   buf_ = buf;
   done_ = done;
-  finished_ = false;
+  finished_ = aborted_ = false;
+  waiting_.clear();
+  for (Slot& s : slots_) s.discard = false;
   last_ = done_cycle_ = t;
   CollectiveRun& r = *run_;
   tx_packets_left_ = 0;
   for (uint32_t i = r.out_off[id_]; i < r.out_off[id_ + 1]; ++i)
     tx_packets_left_ += r.packets_of(r.out_idx[i]);
   rx_xfers_left_ = r.in_count[id_];
+  if (restore) {  // timing only: the testbench restores the words themselves
+    const uint32_t n = r.schedule().words;
+    t = hbm_access(tlm::TLM_IGNORE_COMMAND, 0, 2 * n, nullptr, t);
+    last_ = t;
+  }
   for (uint32_t i = r.out_off[id_]; i < r.out_off[id_ + 1]; ++i) {
     const uint32_t x = r.out_idx[i];
     if (r.send_left[x] == 0) make_ready(x, t);
@@ -150,6 +158,14 @@ void CollectiveEngine::make_ready(uint32_t x, Cycle t) {
   }
 }
 
+void CollectiveEngine::abort() {
+  if (!run_ || aborted_) return;
+  aborted_ = true;
+  finished_ = true;
+  waiting_.clear();
+  ni_.discard_queued();
+}
+
 uint64_t CollectiveEngine::payload(uint64_t tag, uint16_t seq) {
   if (seq == 0) return tag;  // the header flit: transfer and packet index
   if (!verify_) return 0;
@@ -162,12 +178,13 @@ uint64_t CollectiveEngine::payload(uint64_t tag, uint16_t seq) {
 }
 
 void CollectiveEngine::injected(uint64_t tag, Cycle t) {
-  CollectiveRun& r = *run_;
-  const uint32_t x = (uint32_t)(tag >> 24);
-  const coll::Xfer& xf = r.schedule().xfers[x];
-  const uint32_t k = (uint32_t)(tag & 0xffffff);
-  words_sent_ += std::min<uint32_t>(r.packet_words(), xf.len - k * r.packet_words());
   if (verify_) staged_.erase(tag);
+  if (!current(tag)) return;  // the last packet of an aborted run left
+  CollectiveRun& r = *run_;
+  const uint32_t x = xfer_of(tag);
+  const coll::Xfer& xf = r.schedule().xfers[x];
+  const uint32_t k = packet_of(tag);
+  words_sent_ += std::min<uint32_t>(r.packet_words(), xf.len - k * r.packet_words());
   --tx_packets_left_;
   last_ = std::max(last_, t);
   if (--r.tx_left[x] == 0) {
@@ -187,15 +204,20 @@ void CollectiveEngine::ejected(const Flit& f, int slot, Cycle t) {
   }
   CollectiveRun& r = *run_;
   Slot& s = slots_[slot];
+  if (f.head()) s.discard = !current(f.payload);
+  if (s.discard) {  // a packet of an aborted run: dropped here, counted
+    ++discarded_;
+    return;
+  }
   if (f.head()) {
-    const uint64_t x = f.payload >> 24;
+    const uint64_t x = xfer_of(f.payload);
     if (x >= r.schedule().xfers.size() || r.schedule().xfers[x].dst != id_ ||
         r.schedule().xfers[x].src != f.src) {
       violation("packet header names transfer " + std::to_string(x) + ", which is not one into this chip from chip " + std::to_string(f.src));
       return;
     }
     s.x = (uint32_t)x;
-    s.k = (uint32_t)(f.payload & 0xffffff);
+    s.k = packet_of(f.payload);
     s.data.clear();
     if (f.tail()) violation("a packet without data");
     return;
@@ -240,6 +262,11 @@ void CollectiveEngine::apply(uint32_t x, uint32_t k, Cycle at, const uint64_t* d
                       verify_ ? const_cast<uint64_t*>(data) : nullptr, at);
   }
   r.applied_at[x] = std::max(r.applied_at[x], done);
+  r.applied_words += n;
+  if (r.watch_event && r.applied_words >= r.watch_words) {
+    r.watch_event->notify(sc_core::SC_ZERO_TIME);
+    r.watch_event = nullptr;
+  }
   last_ = std::max(last_, done);
   Cycle& pe = r.phase_end[xf.phase];
   pe = std::max(pe, done);

@@ -31,7 +31,14 @@ namespace fm {
 // reverse dependency lists, per-chip work lists and phase timing.
 class CollectiveRun {
  public:
-  CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips, int packet_words);
+  // id: tells this run's packets from an aborted run's (8 bits of every header).
+  CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips, int packet_words, uint32_t id = 0);
+  uint32_t id() const { return id_; }
+  // Progress: data words applied so far (all chips) out of the schedule's total, and an
+  // optional watcher told once when `watch_words` have been applied (fault triggers).
+  uint64_t applied_words = 0, total_words = 0;
+  uint64_t watch_words = 0;
+  sc_core::sc_event* watch_event = nullptr;
   const coll::Schedule& schedule() const { return *s_; }
   int packets_of(uint32_t x) const {
     return (int)((s_->xfers[x].len + packet_words_ - 1) / packet_words_);
@@ -55,6 +62,7 @@ class CollectiveRun {
  private:
   std::shared_ptr<const coll::Schedule> s_;
   int packet_words_;
+  uint32_t id_;
 };
 
 class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
@@ -66,8 +74,16 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
 
   // Starts this chip's part of `run` at cycle `now` on the buffer at byte address
   // `buf`; `done` is notified when the chip's part has completed (done_cycle()).
-  void start(std::shared_ptr<CollectiveRun> run, uint64_t buf, Cycle now, sc_core::sc_event* done);
+  // restore: first copy the gradient back from its input copy (a restart after an abort).
+  void start(std::shared_ptr<CollectiveRun> run, uint64_t buf, Cycle now, sc_core::sc_event* done,
+             bool restore = false);
+  bool completed() const { return run_ && finished_ && !aborted_; }
   bool busy() const { return run_ != nullptr && !finished_; }
+  // Abort (fault recovery): no new packets; queued ones are discarded; packets of this
+  // run that still arrive are discarded and counted (discarded_flits()).
+  void abort();
+  // Flits ejected here that belonged to an aborted run.
+  uint64_t discarded_flits() const { return discarded_; }
   Cycle done_cycle() const { return done_cycle_; }
   // Engine statistics.
   uint64_t words_sent() const { return words_sent_; }
@@ -88,9 +104,16 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
   };
   struct Slot {  // reassembly of the packet arriving on one lane/VC
     uint32_t x = 0, k = 0;
+    bool discard = false;  // the packet belongs to an aborted run
     std::vector<uint64_t> data;
   };
-  static uint64_t tag_of(uint32_t x, uint32_t k) { return (uint64_t)x << 24 | k; }
+  // Header payload: run id (8 bits) | transfer (32 bits) | packet index (24 bits).
+  uint64_t tag_of(uint32_t x, uint32_t k) const {
+    return (uint64_t)(run_->id() & 0xff) << 56 | (uint64_t)x << 24 | k;
+  }
+  static uint32_t xfer_of(uint64_t tag) { return (uint32_t)(tag >> 24); }
+  static uint32_t packet_of(uint64_t tag) { return (uint32_t)(tag & 0xffffff); }
+  bool current(uint64_t tag) const { return !aborted_ && run_ && (tag >> 56) == (run_->id() & 0xff); }
 
   void make_ready(uint32_t x, Cycle t);
   void apply(uint32_t x, uint32_t k, Cycle at, const uint64_t* data);
@@ -112,7 +135,8 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
   std::shared_ptr<CollectiveRun> run_;
   uint64_t buf_ = 0;
   sc_core::sc_event* done_ = nullptr;
-  bool finished_ = false;
+  bool finished_ = false, aborted_ = false;
+  uint64_t discarded_ = 0;
   Cycle done_cycle_ = 0, last_ = 0;  // last: latest cycle any of its work completes
   uint64_t tx_packets_left_ = 0, rx_xfers_left_ = 0;
   double reduce_busy_ = 0;

@@ -21,15 +21,14 @@ void Hbm::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
   const uint64_t addr = tx.get_address();
   const uint64_t words = tx.get_data_length() / 8;
   const uint64_t bytes = words * block_;
-  if (tx.get_data_length() % 8 || addr % block_ || addr + bytes > capacity_ || addr + bytes < addr) {
+  // IGNORE is a bulk copy inside the HBM (restore of a buffer): bandwidth only, no data,
+  // and its length may cover a read and a write of the whole buffer.
+  const bool bulk = tx.get_command() == tlm::TLM_IGNORE_COMMAND;
+  if (tx.get_data_length() % 8 || addr % block_ || (!bulk && (addr + bytes > capacity_ || addr + bytes < addr))) {
     tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  if (tx.get_command() != tlm::TLM_READ_COMMAND && tx.get_command() != tlm::TLM_WRITE_COMMAND) {
-    tx.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-    return;
-  }
-  if (store_) {
+  if (store_ && tx.get_command() != tlm::TLM_IGNORE_COMMAND) {
     const uint64_t first = addr / block_;
     if (words_.size() < first + words) words_.resize(first + words, 0);
     uint64_t* w = words_.data() + first;

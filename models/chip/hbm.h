@@ -8,6 +8,9 @@
 // the real memory would move. Without a backing store (timing-only runs) data is not
 // touched.
 //
+// TLM_IGNORE_COMMAND is an internal bulk copy (restoring a buffer from its input copy):
+// it is charged bandwidth for its length and moves no data.
+//
 // Timing: requests are served in the order they are issued at `bytes_per_cycle`; a
 // request issued with annotated delay d (the initiator's local time offset) starts at
 // max(now + d, end of the previous request), and b_transport returns the delay to its

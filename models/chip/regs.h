@@ -7,7 +7,7 @@
 namespace fm::regs {
 
 constexpr uint64_t kId = 0x00;        // RO  chip id
-constexpr uint64_t kCtrl = 0x04;      // WO  1 = start the described collective
+constexpr uint64_t kCtrl = 0x04;      // WO  1 = start the described collective, 2 = abort it
 constexpr uint64_t kStatus = 0x08;    // RO  Status below
 constexpr uint64_t kError = 0x0c;     // RO  Error below (valid when STATUS = error)
 constexpr uint64_t kOp = 0x10;        // RW  1 = allreduce (sum)
@@ -23,7 +23,7 @@ constexpr uint64_t kDoneLo = 0x38;    // RO  cycle the collective completed on t
 constexpr uint64_t kDoneHi = 0x3c;
 constexpr uint64_t kPartBase = 0x100; // RW  participant bitmap: bit c of word c/32 = chip c
 
-enum Status : uint32_t { kIdle = 0, kBusy = 1, kDone = 2, kFailed = 3 };
+enum Status : uint32_t { kIdle = 0, kBusy = 1, kDone = 2, kFailed = 3, kAborted = 4 };
 enum Error : uint32_t {
   kNoError = 0,
   kBadOp = 1,           // OP is not 1

@@ -1,6 +1,7 @@
 #include "models/fault/fault_set.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <queue>
 #include <sstream>
@@ -207,6 +208,67 @@ std::string FaultSet::describe() const {
   for (int c = 0; c < topo_.chips(); ++c)
     if (dead_chip_[c]) s << coord(topo_.x(c), topo_.y(c)) << " ";
   return s.str();
+}
+
+std::string parse_timed_fault(const std::string& s, TimedFault* out) {
+  const size_t c1 = s.find(':');
+  if (c1 == std::string::npos) return "expected WHEN:chip:x,y, WHEN:board:bx,by or WHEN:link:x,y:D[:oneway]";
+  const std::string when = s.substr(0, c1), rest = s.substr(c1 + 1);
+  TimedFault f;
+  try {
+    size_t pos = 0;
+    if (!when.empty() && when.back() == '%') {
+      f.percent = std::stod(when.substr(0, when.size() - 1), &pos);
+      if (pos != when.size() - 1 || !(f.percent >= 0 && f.percent < 100)) return "progress must be in [0, 100)%";
+    } else {
+      const long long c = std::stoll(when, &pos);
+      if (pos != when.size() || c < 0) return "WHEN must be a cycle >= 0 or a progress like 50%";
+      f.cycle = (Cycle)c;
+    }
+  } catch (...) {
+    return "WHEN must be a cycle >= 0 or a progress like 50%";
+  }
+  const size_t c2 = rest.find(':');
+  if (c2 == std::string::npos) return "expected a kind (chip, board, link) and its place after WHEN:";
+  const std::string kind = rest.substr(0, c2), where = rest.substr(c2 + 1);
+  if (kind == "chip" || kind == "board") {
+    f.kind = kind == "chip" ? TimedFault::kChip : TimedFault::kBoard;
+    if (!parse_coord(where, &f.at)) return kind + " needs x,y";
+  } else if (kind == "link") {
+    f.kind = TimedFault::kLink;
+    if (!parse_link_fault(where, &f.link)) return "link needs x,y:D or x,y:D:oneway with D one of N, E, S, W";
+  } else {
+    return "kind '" + kind + "': allowed chip | board | link";
+  }
+  *out = f;
+  return "";
+}
+
+std::string to_string(const TimedFault& f) {
+  std::string when = f.percent >= 0 ? std::to_string(f.percent) + "%" : std::to_string(f.cycle);
+  if (f.percent >= 0) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g%%", f.percent);
+    when = b;
+  }
+  switch (f.kind) {
+    case TimedFault::kChip: return when + ":chip:" + std::to_string(f.at.x) + "," + std::to_string(f.at.y);
+    case TimedFault::kBoard: return when + ":board:" + std::to_string(f.at.x) + "," + std::to_string(f.at.y);
+    case TimedFault::kLink: return when + ":link:" + to_string(f.link);
+  }
+  return when;
+}
+
+FaultConfig with_timed(const FaultConfig& f, const std::vector<size_t>& upto) {
+  FaultConfig r = f;
+  r.timed.clear();
+  for (size_t i : upto) {
+    const TimedFault& t = f.timed.at(i);
+    if (t.kind == TimedFault::kChip) r.chips.push_back(t.at);
+    else if (t.kind == TimedFault::kBoard) r.boards.push_back(t.at);
+    else r.links.push_back(t.link);
+  }
+  return r;
 }
 
 }  // namespace fm

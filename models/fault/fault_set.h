@@ -46,5 +46,12 @@ bool parse_link_fault(const std::string& s, LinkFault* out);
 // Throws ConfigError naming the file, line and problem.
 void read_fault_file(const std::string& path, FaultConfig* out);
 std::string to_string(const LinkFault& l);
+// Parses a --fail-at value: "WHEN:chip:x,y", "WHEN:board:bx,by" or
+// "WHEN:link:x,y:D[:oneway]", WHEN a cycle ("120000") or a progress ("50%"). Returns ""
+// or what is wrong.
+std::string parse_timed_fault(const std::string& s, TimedFault* out);
+std::string to_string(const TimedFault& f);
+// The fault configuration with the timed faults in `upto` (indices) made permanent.
+FaultConfig with_timed(const FaultConfig& f, const std::vector<size_t>& upto);
 
 }  // namespace fm

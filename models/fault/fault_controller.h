@@ -1,0 +1,105 @@
+// The fault controller: executes a schedule of failures during a run (--fail-at) and
+// recovers from each (docs/faults.md):
+//   1. fault: at its cycle (or when the collective reaches a share of its data) the chip,
+//      board or link dies: routers stop, links go dark, the flits they hold are lost and
+//      counted; neighbours' credits toward the dead part are frozen.
+//   2. detection: `detect` cycles later (missing heartbeats/credits) the controller knows.
+//   3. if the running collective is touched (a participant died, a flit was lost, or one
+//      of its transfers is routed over a dead link) it asks the host to abort it on every
+//      live chip, waits for the network to drain (flits heading into dead links are
+//      dropped there), flushes what cannot drain (packets cut in two by the fault), builds
+//      and checks new route tables for the live graph (the routing scheme and the
+//      deadlock checker of models/routing/), writes them into every live router through
+//      its TLM-2.0 route-table window, and hands the new fault set to the host, which
+//      restarts the collective on the live chips. A failure during reconfiguration makes
+//      the controller run another round before the restart.
+//   4. if nothing running is touched, no restart: the tables stay (no route in use
+//      crosses the dead part) and the collective goes on.
+// Every step is timestamped in timeline(); every lost flit is counted by reason.
+#pragma once
+#include <memory>
+#include <string>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <vector>
+
+#include "models/config.h"
+#include "models/fault/fault_set.h"
+#include "models/network.h"
+
+namespace fm {
+
+// What the controller needs from the runtime that runs the collective (the host).
+class RecoveryHost {
+ public:
+  virtual ~RecoveryHost() = default;
+  virtual bool collective_running() const = 0;
+  // Share of the running collective's data applied so far, in [0, 1].
+  virtual double progress() const = 0;
+  // Whether the running collective must restart on this fault set: a participant is
+  // dead or one of its transfers is routed over a dead link (tables as loaded now).
+  virtual bool touched_by(const FaultSet& f) const = 0;
+  // Abort the running collective on every live chip (now).
+  virtual void abort_all() = 0;
+  // Restart the collective on the live chips of `f` (routes are reprogrammed).
+  virtual void restart(std::shared_ptr<const FaultSet> f) = 0;
+  // Recovery is impossible (the failure partitioned the machine): stop with `why`.
+  virtual void give_up(const std::string& why) = 0;
+};
+
+struct TimelineEvent {
+  Cycle cycle;
+  std::string what;
+};
+
+// Flits lost, by reason (docs/faults.md, "Accounting").
+struct Drops {
+  uint64_t dead_router = 0;       // in a dead chip's router or local lanes
+  uint64_t dead_link = 0;         // on a link when it failed, or sent into a failed link
+  uint64_t dead_destination = 0;  // sent into a failed link toward a dead chip
+  uint64_t flushed = 0;           // cut-off packets removed by the reconfiguration flush
+  uint64_t total() const { return dead_router + dead_link + dead_destination + flushed; }
+};
+
+class FaultController : public sc_core::sc_module {
+ public:
+  // One initiator per router: the route-table windows (Router::csr).
+  sc_core::sc_vector<tlm_utils::simple_initiator_socket<FaultController>> csr;
+
+  FaultController(sc_core::sc_module_name name, const Config& cfg, Network& net,
+                  RecoveryHost& host);
+  SC_HAS_PROCESS(FaultController);
+
+  const std::vector<TimelineEvent>& timeline() const { return timeline_; }
+  Drops drops() const;
+  // The fault set now (initial faults plus every failure so far).
+  std::shared_ptr<const FaultSet> faults() const { return faults_; }
+  int restarts() const { return restarts_; }
+  // Failures applied and recoveries finished (a run is settled when they are equal).
+  int applied() const { return (int)applied_.size(); }
+  bool settled() const { return handled_ == (int)applied_.size() && !recovering_; }
+
+ private:
+  void killer();   // applies the failures at their triggers
+  void recover();  // runs recovery rounds
+  void apply(size_t i);
+  bool drain_and_flush();
+  void program_tables(const std::vector<RouteTable>& tables);
+  Cycle now() const;
+  void log(const std::string& what);
+
+  const Config& cfg_;
+  Network& net_;
+  RecoveryHost& host_;
+  std::shared_ptr<const FaultSet> faults_;
+  std::vector<size_t> applied_;  // indices into cfg.net.faults.timed, in order applied
+  int handled_ = 0;              // failures whose recovery is done
+  bool recovering_ = false;
+  int restarts_ = 0;
+  std::vector<char> dead_;       // per chip, shared with the links
+  sc_core::sc_event killed_;
+  std::vector<TimelineEvent> timeline_;
+  uint64_t dead_router_ = 0, flushed_ = 0;
+};
+
+}  // namespace fm
