@@ -69,8 +69,50 @@ static int detail(char** argv) {
   return 0;
 }
 
+// Drawing of the first-phase rings: collective_table draw W H mesh|torus bx by [order]
+// Each live chip shows where its first-phase ring sends next ('>' '<' '^' 'v' for one
+// hop, '*' for a longer edge), the forward direction of two-way rings; '#' dead.
+static int draw(char** argv, int argc) {
+  NetworkConfig n;
+  n.width = atoi(argv[2]);
+  n.height = atoi(argv[3]);
+  n.topology = std::string(argv[4]) == "torus" ? Topology::Torus : Topology::Mesh;
+  if (atoi(argv[5]) >= 0) n.faults.boards = {Coord{atoi(argv[5]), atoi(argv[6])}};
+  FaultSet f(n);
+  AlgoParams p;
+  p.algo = Algo::FT2D;
+  if (argc > 7 && !parse_order(argv[7], &p.order)) return 2;
+  p.words = p.chunk_words = 1u << 20;
+  const Schedule s = build_schedule(f, p);
+  const Topology2D& t = f.topology();
+  std::vector<long> next(t.chips(), -1);
+  for (const Xfer& x : s.xfers)
+    if (x.phase == 0 && (!t.torus() || x.offset < p.words / 2)) next[x.src] = x.dst;  // forward ring
+  for (int y = t.height() - 1; y >= 0; --y) {
+    printf("  %2d  ", y);
+    for (int x = 0; x < t.width(); ++x) {
+      const ChipId c = t.id(x, y);
+      char ch = '.';
+      if (f.chip_dead(c)) ch = '#';
+      else if (next[c] >= 0) {
+        const ChipId d = (ChipId)next[c];
+        ch = '*';
+        for (Port q : {kNorth, kEast, kSouth, kWest})
+          if (t.neighbour(c, q) == (long)d) ch = "^>v<"[q];
+      }
+      printf("%c ", ch);
+    }
+    printf("\n");
+  }
+  printf("      ");
+  for (int x = 0; x < t.width(); ++x) printf("%d ", x % 10);
+  printf("\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "detail") return detail(argv);
+  if (argc > 6 && std::string(argv[1]) == "draw") return draw(argv, argc);
   const uint32_t words = argc > 1 ? (uint32_t)atol(argv[1]) : 1600000;
   const uint32_t chunk = argc > 2 ? (uint32_t)atol(argv[2]) : words;
   Order order = Order::Both;

@@ -397,3 +397,36 @@ TEST(CollectiveLoad, TopologyBoundFormulas) {
   live[3 * 8 + 3] = 0;
   EXPECT_DOUBLE_EQ(topology_bound_words(fh, live, S), 2.0 * S * 62 / (3 * 63));
 }
+
+TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
+  // ft2d, order xy, one failed 2x2 board, W x H = 16 x 12. The design (docs/collectives.md):
+  //   torus: each cut row is threaded with a full neighbour row into a band ring of
+  //          2W-2 chips going both ways; the full row's chips own 5/6 of their column's
+  //          shard and the cut row's chips 1/6, so a band edge carries at most
+  //          S - (S/W)/6 (two cut-row chips) and a band vertical S - (S/W)/2 plus the
+  //          cut-row pieces' column traffic 2 (S/W)/6: the busiest link is S (1 - 1/(6W)).
+  //          That is below the one ring through all live chips, S (1 - 1/n).
+  //   mesh:  a band ring edge between two chips owning nothing carries 2 S, and the
+  //          columns whose links the band rings use own nothing: the busiest link is 2 S.
+  const int W = 16, H = 12;
+  const uint32_t S = 96 * 1000;
+  for (bool torus : {true, false})
+    for (Coord hole : {Coord{3, 2}, Coord{0, 3}, Coord{7, 0}, Coord{0, 0}}) {
+      NetworkConfig n = machine(W, H, torus);
+      n.faults.boards = {hole};
+      AlgoParams p;
+      p.algo = Algo::FT2D;
+      p.words = S;
+      p.chunk_words = S;
+      const ScheduleLoad l = load_of(n, p);
+      const std::string what = std::string(torus ? "torus" : "mesh") + " hole " +
+                               std::to_string(hole.x) + "," + std::to_string(hole.y);
+      if (torus) {
+        EXPECT_NEAR((double)l.max_link_words, S * (1 - 1.0 / (6 * W)), 4.0) << what;
+        p.algo = Algo::Snake;
+        EXPECT_LT(l.max_link_words, load_of(n, p).max_link_words) << what;
+      } else {
+        EXPECT_EQ(l.max_link_words, 2ull * S) << what;
+      }
+    }
+}
