@@ -430,3 +430,46 @@ TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
       }
     }
 }
+
+TEST(CollectiveLoad, Ft2dWithoutFaultsIsTwoD) {
+  for (bool torus : {true, false})
+    for (Order o : {Order::XY, Order::YX, Order::Both}) {
+      const NetworkConfig n = machine(6, 5, torus);
+      AlgoParams p;
+      p.words = 600;
+      p.chunk_words = 7;
+      p.order = o;
+      p.algo = Algo::TwoD;
+      const ScheduleLoad a = load_of(n, p);
+      p.algo = Algo::FT2D;
+      const ScheduleLoad b = load_of(n, p);
+      EXPECT_EQ(a.link_words, b.link_words) << torus << " " << to_string(o);
+    }
+}
+
+TEST(CollectiveScale, ThirtyTwoSquaredTorusBuildsItsMillionsOfTransfers) {
+  // 2d on a 32x32 torus, 1.6M words, chunks of 1024 (the size ScheduleBuilder must
+  // handle). Hand count: X phase, 32 rows x 2 directions x 32 shards of 25000 words
+  // (25 chunks) x 31 steps, reduce-scatter and all-gather; Y phase, 32 columns x 2
+  // pieces (one per X direction) x 2 directions x 32 shards of 390-391 words (1 chunk)
+  // x 31 steps, both phases.
+  NetworkConfig n = machine(32, 32, true);
+  FaultSet f(n);
+  AlgoParams p;
+  p.algo = Algo::TwoD;
+  p.words = 1600000;
+  p.chunk_words = 1024;
+  const Schedule s = build_schedule(f, p);
+  const size_t x = 32ull * 2 * 32 * 25 * 31 * 2, y = 32ull * 2 * 2 * 32 * 1 * 31 * 2;
+  EXPECT_EQ(s.xfers.size(), x + y);
+  // Pipelined rings need few dependencies per transfer.
+  EXPECT_LE(s.send_dep_idx.size(), 2 * s.xfers.size());
+  EXPECT_LE(s.apply_dep_idx.size(), 2 * s.xfers.size());
+  for (size_t i = 0; i + 1 < s.send_dep_off.size(); i += 9973) {
+    for (uint32_t k = s.send_dep_off[i]; k < s.send_dep_off[i + 1]; ++k) {
+      EXPECT_LT(s.send_dep_idx[k], i);
+      const Xfer& d = s.xfers[s.send_dep_idx[k]];
+      EXPECT_EQ(d.dst, s.xfers[i].src);
+    }
+  }
+}
