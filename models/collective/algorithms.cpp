@@ -230,7 +230,7 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
   bool one_line = true;
   for (ChipId c : m) one_line = one_line && fr.u(c) == fr.u(m[0]);
   std::vector<ChipId> path = m;
-  bool cyclic = false, is_path = false;
+  bool cyclic = false;
   if (one_line && m.size() >= 2) {
     const int u = fr.u(m[0]);
     const size_t n = m.size();
@@ -248,8 +248,7 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
     }
     if (breaks.empty() && (int)n == fr.V) {
       cyclic = true;
-    } else if (breaks.size() == 1) {
-      is_path = true;
+    } else if (breaks.size() == 1) {  // a path: start it just after the break
       std::rotate(path.begin(), path.begin() + (breaks[0] + 1) % n, path.end());
     }
   }
@@ -258,13 +257,14 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
     s.bi = true;
   } else {
     s.cyc = alt_order(path);
-    (void)is_path;
   }
   for (ChipId c : path) s.cols.push_back({c});
   return s;
 }
 
-// Steps 2 of the two-level scheme: the groups of owners, per piece of [lo, hi).
+// Step 2 of the two-level scheme: for each piece of [lo, hi), the chips owning it, one
+// per line spec (the pieces are cut at every ownership boundary of every spec; adjacent
+// pieces with the same owners are merged).
 std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> owner_groups(
     const std::vector<RingSpec>& specs, uint32_t lo, uint32_t hi) {
   // Per spec, its ownership over [lo, hi) as the two halves make_jobs uses.
@@ -306,8 +306,9 @@ std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> owner
   return groups;
 }
 
-// The two-level scheme over [lo, hi) in one frame, with the given line specs; adds its
-// transfers to `rs1` ... `ag1` job lists so that two frames (order both) interleave.
+// The two-level scheme over [lo, hi) in one frame, with the given line specs, as job
+// lists (the caller emits them phase by phase, so that the two frames of order both
+// run side by side).
 struct TwoLevel {
   std::vector<Job> rs1, rs2;  // line jobs, group jobs (all-gather reuses them)
 };
@@ -404,9 +405,10 @@ std::vector<ChipId> band_cycle(const Frame& fr, const std::vector<int>& ls, int 
 //   mesh:  the zigzag over the band's other lines eastward, then back westward along
 //          the full line (the "return line"), one way: like the alternate-node ring,
 //          each link direction carries at most one ring edge.
-// Only the band's full line owns shards (column u's shard at its chip in column u), so
-// phase-2 groups stay on straight columns; the chips of the cut lines forward and add
-// but own nothing.
+// Ownership keeps phase-2 groups on straight columns: column u's shard is owned in a
+// band by the full line's chip in column u (on a torus 5/6 of it, the cut lines' chips
+// sharing the other 1/6, which lowers the band edges' load; see below and
+// docs/collectives.md); on a mesh the cut lines' chips forward and add but own nothing.
 std::vector<RingSpec> ft2d_specs(const Frame& fr) {
   const int U = fr.U, V = fr.V;
   const bool torus = fr.t.torus();
