@@ -69,10 +69,11 @@ static int detail(char** argv) {
   return 0;
 }
 
-// Drawing of the first-phase rings: collective_table draw W H mesh|torus bx by [order]
-// Each live chip shows where its first-phase ring sends next ('>' '<' '^' 'v' for one
-// hop, '*' for a longer edge), the forward direction of two-way rings; '#' dead.
-static int draw(char** argv, int argc) {
+// Drawing of ft2d: collective_table draw W H mesh|torus bx by
+// A chip of a full row shows where its row ring sends next ('>' '<' one hop, '*' a
+// longer edge; the forward direction of two-way rings); a leaf (a chip of a cut row)
+// shows where it hands its data over ('v' '^'); '#' is a dead chip.
+static int draw(char** argv, int) {
   NetworkConfig n;
   n.width = atoi(argv[2]);
   n.height = atoi(argv[3]);
@@ -81,13 +82,19 @@ static int draw(char** argv, int argc) {
   FaultSet f(n);
   AlgoParams p;
   p.algo = Algo::FT2D;
-  if (argc > 7 && !parse_order(argv[7], &p.order)) return 2;
   p.words = p.chunk_words = 1u << 20;
   const Schedule s = build_schedule(f, p);
   const Topology2D& t = f.topology();
+  int fold = -1, rs = -1;
+  for (size_t i = 0; i < s.phase_names.size(); ++i) {
+    if (s.phase_names[i] == "fold leaves") fold = (int)i;
+    if (s.phase_names[i] == "reduce-scatter x") rs = (int)i;
+  }
   std::vector<long> next(t.chips(), -1);
-  for (const Xfer& x : s.xfers)
-    if (x.phase == 0 && (!t.torus() || x.offset < p.words / 2)) next[x.src] = x.dst;  // forward ring
+  for (const Xfer& x : s.xfers) {
+    if (x.phase == rs && (!t.torus() || x.offset < p.words / 2)) next[x.src] = x.dst;
+    if (x.phase == fold && t.x(x.src) == t.x(x.dst)) next[x.src] = x.dst;
+  }
   for (int y = t.height() - 1; y >= 0; --y) {
     printf("  %2d  ", y);
     for (int x = 0; x < t.width(); ++x) {

@@ -229,6 +229,11 @@ TEST(CollectiveSums, OddMachinesChipHolesLinkFaultsAndTwoHoles) {
       {2, 2, {{1, 1}}, {}, {}},
       {1, 8, {{0, 3}}, {}, {}},
       {8, 1, {{5, 0}}, {}, {}},
+      // ft2d falls back to bands: chip (5,3) of cut row 3 has no live column neighbour.
+      {8, 8, {{0, 3}, {5, 2}, {5, 4}}, {}, {}},
+      // No full row or column at all.
+      {5, 5, {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}}, {}, {}},
+      {6, 6, {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}}, {}, {}},
   };
   for (const Case& c : cases)
     for (bool torus : {false, true}) {
