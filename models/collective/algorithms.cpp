@@ -626,7 +626,8 @@ std::vector<char> full_lines(const Frame& fr) {
   return full;
 }
 
-FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, uint32_t g_den) {
+FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, uint32_t g_den,
+                   bool both) {
   FoldPlan plan;
   const int U = fr.U, V = fr.V;
   const bool torus = fr.t.torus();
@@ -675,9 +676,14 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
   // On a mesh, a column whose full-line chips are not one straight run (the hole cuts
   // it) has its phase-2 group detour around the hole over links of the full rows next
   // to it, which their own rings load fully: such columns own nothing (their share is
-  // spread over the others). But an alternate-node ring edge between two chips owning
-  // nothing carries the whole 2 S, so where two such columns are ring neighbours (a
-  // hole at the mesh's side: the ring turns there) one of them keeps a third of a share.
+  // spread over the others). An alternate-node ring edge a -> b carries 2 S - s(a) -
+  // s(b), so the columns sharing an edge with such a column own a double share, which
+  // keeps that edge at the others' load; where two cut columns share an edge (a hole
+  // at the mesh's side, where the ring turns) the inner one keeps two thirds of a
+  // share, which balances that edge against its group's detour. With order both the
+  // column links are busy with the other half, and the double shares' column traffic
+  // would cost more than it saves: there only the cut columns change (a third of a
+  // share for the inner one at a side).
   if (!torus) {
     std::vector<uint32_t> w(U, 3);
     bool cut_any = false;
@@ -695,10 +701,18 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
     std::vector<ChipId> idx(U);
     for (int u = 0; u < U; ++u) idx[u] = (ChipId)u;
     const std::vector<ChipId> ring = alt_order(idx);
-    for (size_t k = 0; U >= 2 && k < ring.size(); ++k) {
+    const size_t edges = U >= 3 ? ring.size() : U == 2 ? 1 : 0;
+    for (size_t k = 0; k < edges; ++k) {
       const int a = (int)ring[k], c = (int)ring[(k + 1) % ring.size()];
-      if (w[a] == 0 && w[c] == 0) w[std::abs(2 * a - (U - 1)) < std::abs(2 * c - (U - 1)) ? a : c] = 1;
+      if (w[a] == 0 && w[c] == 0) w[std::abs(2 * a - (U - 1)) < std::abs(2 * c - (U - 1)) ? a : c] = both ? 1 : 2;
     }
+    std::vector<uint32_t> w2 = w;
+    for (size_t k = 0; k < edges && !both; ++k) {
+      const int a = (int)ring[k], c = (int)ring[(k + 1) % ring.size()];
+      if (w[a] == 0 && w[c] == 3) w2[c] = 6;
+      if (w[c] == 0 && w[a] == 3) w2[a] = 6;
+    }
+    w = w2;
     bool any = false;
     for (uint32_t x : w) any = any || x > 0;
     if (cut_any && any)
@@ -932,7 +946,7 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     const Frame fr(f, parts[i].xy);
     std::vector<RingSpec> specs;
     if (p.algo == Algo::FT2D) {
-      fold[i] = fold_plan(fr, parts[i].lo, parts[i].hi, g_num, g_den);
+      fold[i] = fold_plan(fr, parts[i].lo, parts[i].hi, g_num, g_den, p.order == Order::Both);
       specs = fold[i].ok ? fold[i].specs : ft2d_specs(fr);
     } else if (parts[i].xy) {
       specs = rect_specs(fr, r.x0, r.w, r.y0, r.h);
