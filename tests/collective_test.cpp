@@ -421,12 +421,9 @@ TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
   //          fully loaded row links) and their alternate-node ring partners (x-2, x+2)
   //          own a double share; with 3 units per column, 6 per partner: u = S/(3W+6)
   //          and every ring edge carries at most 2 S - 6u = 2 S (1 - 1/(W+2)).
-  //          With the hole at the west side (columns 0, 1 cut) the ring's turn 1 -> 0
-  //          joins two cut columns: column 1 keeps 2 units, column 2 (partner of 0) 6,
-  //          the others 3: u = S/(3W-1). The busiest link is row link 2 -> 1 next to the
-  //          hole: the ring edge 3 -> 1 (2 S - 5u) plus column 1's group detouring
-  //          round the hole, an alternate-node ring of the H-2 full rows' owners whose
-  //          detour edge carries 2 (2u) (H-3)/(H-2).
+  //          With the hole at the west side (columns 0, 1 cut) those columns leave the
+  //          rings: their full-row chips hand over eastward like leaves, and the rows'
+  //          rings span the other W-2 columns: 2 S (1 - 1/(W-2)), below fault-free.
   //          With the hole in a corner no column is cut: 2 S (W-1)/W.
   // In each case fewer words than the one ring through all live chips (the snake).
   const int W = 16, H = 12;
@@ -441,7 +438,8 @@ TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
       {true, {0, 3}, S * (W - 1.0) / W},
       {true, {0, 0}, S * (W - 1.0) / W},
       {false, {3, 2}, 2.0 * S * (1 - 1.0 / (W + 2))},
-      {false, {0, 3}, 2.0 * S - 5.0 * S / (3 * W - 1) + 4.0 * S / (3 * W - 1) * (H - 3) / (H - 2)},
+      {false, {0, 3}, 2.0 * S * (1 - 1.0 / (W - 2))},
+      {false, {7, 3}, 2.0 * S * (1 - 1.0 / (W - 2))},
       {false, {0, 0}, 2.0 * S * (W - 1) / W},
       {false, {7, 0}, 2.0 * S * (W - 1) / W},
   };

@@ -640,13 +640,46 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
     if (torus) return (w + V) % V;
     return w < 0 || w >= V ? -1 : w;
   };
-  // Depth and parent of every leaf: the nearer full line along its column (ties: down).
+  // A column is cut when its full lines' chips are not one straight run (a hole sits
+  // between them). On a mesh, cut columns at the sides (a run touching u = 0 or U-1)
+  // leave the rings: the full lines' rings span only the core [ua, ub], and the full
+  // lines' chips outside it become leaves too, handing over along their line toward
+  // the core (no column group has to detour, and the rings get shorter).
+  int first = -1, last = -1;
+  for (int v = 0; v < V; ++v)
+    if (full[v]) {
+      if (first < 0) first = v;
+      last = v;
+    }
+  std::vector<char> cutcol(U, 0);
+  for (int u = 0; u < U; ++u) {
+    bool linked = true;
+    for (int v = first; v < last && linked; ++v) linked = fr.live(u, v) && fr.vlink(u, v);
+    cutcol[u] = !linked;
+  }
+  int ua = 0, ub = U - 1;
+  if (!torus) {
+    while (ua < U && cutcol[ua]) ++ua;
+    while (ub >= 0 && cutcol[ub]) --ub;
+    if (ub - ua + 1 < 2) ua = 0, ub = U - 1;
+  }
+  auto hdepth = [&](int u) { return u < ua ? ua - u : u > ub ? u - ub : 0; };
+  // Depth and parent of every leaf: a chip of a cut line goes along its column to the
+  // nearer full line (ties: down), then along that line to the core; a full line's
+  // chip outside the core along its line.
   std::vector<int> depth(fr.t.chips(), 0);
   std::vector<long> parent(fr.t.chips(), -1);
   for (int v = 0; v < V; ++v) {
-    if (full[v]) continue;
     for (int u = 0; u < U; ++u) {
       if (!fr.live(u, v)) continue;
+      const ChipId c = fr.chip(u, v);
+      if (full[v]) {
+        if (hdepth(u) > 0) {
+          depth[c] = hdepth(u);
+          parent[c] = fr.chip(u < ua ? u + 1 : u - 1, v);
+        }
+        continue;
+      }
       int best = -1, dir = 0;
       for (int d : {-1, 1}) {
         int w = v;
@@ -661,8 +694,7 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
         }
       }
       if (best < 0) return plan;  // no column path to a full line
-      const ChipId c = fr.chip(u, v);
-      depth[c] = best;
+      depth[c] = best + hdepth(u);
       parent[c] = fr.chip(u, vnext(v, dir));
     }
   }
@@ -670,7 +702,7 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
   for (int v = 0; v < V; ++v)
     if (full[v]) {
       std::vector<ChipId> line;
-      for (int u = 0; u < U; ++u) line.push_back(fr.chip(u, v));
+      for (int u = ua; u <= ub; ++u) line.push_back(fr.chip(u, v));
       plan.specs.push_back(line_spec(line, torus && U >= 3));
     }
   // On a mesh, a column whose full-line chips are not one straight run (the hole cuts
@@ -678,33 +710,24 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
   // to it, which their own rings load fully: such columns own nothing (their share is
   // spread over the others). An alternate-node ring edge a -> b carries 2 S - s(a) -
   // s(b), so the columns sharing an edge with such a column own a double share, which
-  // keeps that edge at the others' load; where two cut columns share an edge (a hole
-  // at the mesh's side, where the ring turns) the inner one keeps two thirds of a
-  // share, which balances that edge against its group's detour. With order both the
-  // column links are busy with the other half, and the double shares' column traffic
-  // would cost more than it saves: there only the cut columns change (a third of a
-  // share for the inner one at a side).
+  // keeps that edge at the others' load; where two cut columns share an edge (the
+  // ring's turn at a side, when the core could not be trimmed) the inner one keeps two
+  // thirds of a share, which balances that edge against its group's detour. With order
+  // both the column links are busy with the other half, and the double shares' column
+  // traffic would cost more than it saves: there only the cut columns change.
   if (!torus) {
-    std::vector<uint32_t> w(U, 3);
+    const int K = ub - ua + 1;  // core columns, indexed from ua
+    std::vector<uint32_t> w(K, 3);
     bool cut_any = false;
-    int first = -1, last = -1;
-    for (int v = 0; v < V; ++v)
-      if (full[v]) {
-        if (first < 0) first = v;
-        last = v;
-      }
-    for (int u = 0; u < U; ++u) {
-      bool linked = true;
-      for (int v = first; v < last && linked; ++v) linked = fr.live(u, v) && fr.vlink(u, v);
-      if (!linked) w[u] = 0, cut_any = true;
-    }
-    std::vector<ChipId> idx(U);
-    for (int u = 0; u < U; ++u) idx[u] = (ChipId)u;
+    for (int k = 0; k < K; ++k)
+      if (cutcol[ua + k]) w[k] = 0, cut_any = true;
+    std::vector<ChipId> idx(K);
+    for (int k = 0; k < K; ++k) idx[k] = (ChipId)k;
     const std::vector<ChipId> ring = alt_order(idx);
-    const size_t edges = U >= 3 ? ring.size() : U == 2 ? 1 : 0;
+    const size_t edges = K >= 3 ? ring.size() : K == 2 ? 1 : 0;
     for (size_t k = 0; k < edges; ++k) {
       const int a = (int)ring[k], c = (int)ring[(k + 1) % ring.size()];
-      if (w[a] == 0 && w[c] == 0) w[std::abs(2 * a - (U - 1)) < std::abs(2 * c - (U - 1)) ? a : c] = both ? 1 : 2;
+      if (w[a] == 0 && w[c] == 0) w[std::abs(2 * a - (K - 1)) < std::abs(2 * c - (K - 1)) ? a : c] = both ? 1 : 2;
     }
     std::vector<uint32_t> w2 = w;
     for (size_t k = 0; k < edges && !both; ++k) {
@@ -722,7 +745,6 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
   for (int d : depth) max_depth = std::max(max_depth, d);
   plan.levels.resize(max_depth);
   for (int v = 0; v < V; ++v) {
-    if (full[v]) continue;
     // Segments: runs of leaves of one depth joined by live links along u (wrapping on a
     // torus), each started where the previous chip does not continue it.
     auto depth_at = [&](int u) { return fr.live(u, v) ? depth[fr.chip(u, v)] : 0; };
