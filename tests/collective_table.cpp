@@ -70,9 +70,9 @@ static int detail(char** argv) {
 }
 
 // Drawing of ft2d: collective_table draw W H mesh|torus bx by
-// A chip of a full row shows where its row ring sends next ('>' '<' one hop, '*' a
-// longer edge; the forward direction of two-way rings); a leaf (a chip of a cut row)
-// shows where it hands its data over ('v' '^'); '#' is a dead chip.
+// A ring chip shows where its row ring sends next ('>' '<' one hop, '*' a longer
+// edge; the forward direction of two-way rings); a leaf shows which way it hands its
+// data over ('n' 's' 'e' 'w'); '#' is a dead chip.
 static int draw(char** argv, int) {
   NetworkConfig n;
   n.width = atoi(argv[2]);
@@ -90,10 +90,10 @@ static int draw(char** argv, int) {
     if (s.phase_names[i] == "fold leaves") fold = (int)i;
     if (s.phase_names[i] == "reduce-scatter x") rs = (int)i;
   }
-  std::vector<long> next(t.chips(), -1);
+  std::vector<long> next(t.chips(), -1), hand(t.chips(), -1);
   for (const Xfer& x : s.xfers) {
     if (x.phase == rs && (!t.torus() || x.offset < p.words / 2)) next[x.src] = x.dst;
-    if (x.phase == fold && t.x(x.src) == t.x(x.dst)) next[x.src] = x.dst;
+    if (x.phase == fold && t.distance(x.src, x.dst) == 1) hand[x.src] = x.dst;
   }
   for (int y = t.height() - 1; y >= 0; --y) {
     printf("  %2d  ", y);
@@ -101,7 +101,10 @@ static int draw(char** argv, int) {
       const ChipId c = t.id(x, y);
       char ch = '.';
       if (f.chip_dead(c)) ch = '#';
-      else if (next[c] >= 0) {
+      else if (hand[c] >= 0 && next[c] < 0) {
+        for (Port q : {kNorth, kEast, kSouth, kWest})
+          if (t.neighbour(c, q) == hand[c]) ch = "nesw"[q];
+      } else if (next[c] >= 0) {
         const ChipId d = (ChipId)next[c];
         ch = '*';
         for (Port q : {kNorth, kEast, kSouth, kWest})

@@ -424,7 +424,9 @@ TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
   //          With the hole at the west side (columns 0, 1 cut) those columns leave the
   //          rings: their full-row chips hand over eastward like leaves, and the rows'
   //          rings span the other W-2 columns: 2 S (1 - 1/(W-2)), below fault-free.
-  //          With the hole in a corner no column is cut: 2 S (W-1)/W.
+  //          So with a hole in a corner (the side columns holding it leave too). With
+  //          it at the south side, rows 0-1 hand over north, no column is cut and the
+  //          rows' rings are the fault-free ones: 2 S (W-1)/W.
   // In each case fewer words than the one ring through all live chips (the snake).
   const int W = 16, H = 12;
   const uint32_t S = 96 * 1000;
@@ -440,8 +442,9 @@ TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
       {false, {3, 2}, 2.0 * S * (1 - 1.0 / (W + 2))},
       {false, {0, 3}, 2.0 * S * (1 - 1.0 / (W - 2))},
       {false, {7, 3}, 2.0 * S * (1 - 1.0 / (W - 2))},
-      {false, {0, 0}, 2.0 * S * (W - 1) / W},
-      {false, {7, 0}, 2.0 * S * (W - 1) / W},
+      {false, {0, 0}, 2.0 * S * (1 - 1.0 / (W - 2))},
+      {false, {7, 0}, 2.0 * S * (1 - 1.0 / (W - 2))},
+      {false, {3, 0}, 2.0 * S * (W - 1) / W},
   };
   for (const Case& c : cases) {
     NetworkConfig n = machine(W, H, c.torus);

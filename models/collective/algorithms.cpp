@@ -641,8 +641,8 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
     return w < 0 || w >= V ? -1 : w;
   };
   // A column is cut when its full lines' chips are not one straight run (a hole sits
-  // between them). On a mesh, cut columns at the sides (a run touching u = 0 or U-1)
-  // leave the rings: the full lines' rings span only the core [ua, ub], and the full
+  // between them). On a mesh, cut or faulty columns at the sides (a run touching u = 0
+  // or U-1) leave the rings: the full lines' rings span only the core [ua, ub], and the full
   // lines' chips outside it become leaves too, handing over along their line toward
   // the core (no column group has to detour, and the rings get shorter).
   int first = -1, last = -1;
@@ -657,10 +657,16 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
     for (int v = first; v < last && linked; ++v) linked = fr.live(u, v) && fr.vlink(u, v);
     cutcol[u] = !linked;
   }
+  // Trimmed too: side columns with any dead chip or link (a hole in a corner), which
+  // shortens the rings; a mesh ring's load, 2 S (1 - 1/n), falls with its length.
+  std::vector<char> faulty(U, 0);
+  for (int u = 0; u < U; ++u)
+    for (int v = 0; v < V; ++v)
+      faulty[u] = faulty[u] || cutcol[u] || !fr.live(u, v) || (v + 1 < V && !fr.vlink(u, v));
   int ua = 0, ub = U - 1;
   if (!torus) {
-    while (ua < U && cutcol[ua]) ++ua;
-    while (ub >= 0 && cutcol[ub]) --ub;
+    while (ua < U && faulty[ua]) ++ua;
+    while (ub >= 0 && faulty[ub]) --ub;
     if (ub - ua + 1 < 2) ua = 0, ub = U - 1;
   }
   auto hdepth = [&](int u) { return u < ua ? ua - u : u > ub ? u - ub : 0; };
