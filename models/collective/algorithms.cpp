@@ -963,13 +963,14 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
   std::vector<FoldPlan> fold(parts.size());
   // ft2d's share g of the range that leaves reduce-scatter along their own line before
   // handing over: on a mesh all of it (a segment's alternate-node ring loads its links
-  // no more than a full line's does); on a torus the full lines' two-way rings load a
-  // link half as much as a line's ring would, so only a third (order xy/yx: the segment
-  // links carry 2/3 S, the column links 2/3 S, both below the rows' S) or, with order
-  // both, where the column links also carry the other half's rings (S/2), two thirds
-  // (segment links 2/3 S, column links S/2 + S/6).
+  // no more than a full line's does). On a torus a full line's two-way ring loads a
+  // link with S (1-1/W), a segment's one-way ring with 2 g S (1-1/n), the hand-over a
+  // column link with (1-g) S: order xy/yx takes g = 1/2, the largest that keeps the
+  // segment within the rows' load (n = W-2 >= 2), which also keeps the parents' extra
+  // reduction work, (1-g) S, small. With order both the column links also carry the
+  // other half's rings (S/2): g = 2/3 balances g S against S/2 + (1-g) S/2.
   const uint32_t g_num = !t.torus() ? 1 : p.order == Order::Both ? 2 : 1;
-  const uint32_t g_den = !t.torus() ? 1 : 3;
+  const uint32_t g_den = !t.torus() ? 1 : p.order == Order::Both ? 3 : 2;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Frame fr(f, parts[i].xy);
     std::vector<RingSpec> specs;
