@@ -15,7 +15,9 @@
 //   3. every line spec all-gathers the range.
 // The groups of step 2 are derived from the ownership, not written by hand, so any
 // assignment of shards gives a correct schedule; the constructions below only choose
-// assignments that keep the groups on straight lines.
+// assignments that keep the groups on straight lines. ft2d wraps the scheme in a fold
+// (chips outside the full lines hand their data in first) and an unfold (they get the
+// sum back last).
 #include "models/collective/algorithms.h"
 
 #include <algorithm>
@@ -396,7 +398,7 @@ std::vector<ChipId> band_cycle(const Frame& fr, const std::vector<int>& ls, int 
   return best;
 }
 
-// ft2d's first-phase specs. A line is "full" when all its chips and links along u are
+// ft2d's fallback (fold_plan below is the main design): its first-phase specs. A line is "full" when all its chips and links along u are
 // live; it keeps its own ring. Each run of cut lines is joined with an adjacent full
 // line into a band (extended further while some column has no live chip in it), and
 // the band gets one ring threading all its live chips:

@@ -11,7 +11,9 @@
 //   2d      reduce-scatter along X, reduce-scatter along Y, all-gather along Y,
 //           all-gather along X (Order selects XY, YX, or both at once on half the data
 //           each), with one ring per row and per column; refuses holes (use ft2d).
-//   ft2d    2d with the rows and columns a hole cuts re-threaded around it.
+//   ft2d    2d with the rows and columns a hole cuts re-threaded around it: their chips
+//           hand their data to the nearest full row and get the sum back (leaves), or,
+//           where that cannot be done, join it in one ring (bands).
 //   shrink  baseline: 2d on the largest fault-free rectangle; chips outside are idle.
 //   snake   baseline: one ring threaded through all live chips.
 #pragma once
