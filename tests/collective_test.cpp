@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -524,4 +525,47 @@ TEST(CollectiveScale, ThirtyTwoSquaredTorusBuildsItsMillionsOfTransfers) {
       EXPECT_EQ(d.dst, s.xfers[i].src);
     }
   }
+}
+
+TEST(CollectiveSums, RandomFaultSets) {
+  // 150 random machines (1..9 x 1..9, mesh or torus) with random dead chips, maybe a
+  // board, and random one- or two-way link faults; every connected one must give exact
+  // sums for ft2d, shrink and snake in every order (seeded, so deterministic).
+  std::mt19937 rng(20261130);
+  int checked = 0;
+  for (int it = 0; it < 150; ++it) {
+    NetworkConfig n = machine(1 + rng() % 9, 1 + rng() % 9, rng() % 2);
+    const int nc = rng() % 4, nl = rng() % 4;
+    for (int i = 0; i < nc; ++i)
+      n.faults.chips.push_back(Coord{(int)(rng() % n.width), (int)(rng() % n.height)});
+    if (rng() % 3 == 0)
+      n.faults.boards.push_back(
+          Coord{(int)(rng() % ((n.width + 1) / 2)), (int)(rng() % ((n.height + 1) / 2))});
+    for (int i = 0; i < nl; ++i) {
+      LinkFault l;
+      l.at = Coord{(int)(rng() % n.width), (int)(rng() % n.height)};
+      l.dir = (Port)(rng() % 4);
+      l.both = rng() % 2;
+      const Topology2D t(n);
+      if (t.neighbour(t.id(l.at.x, l.at.y), l.dir) >= 0) n.faults.links.push_back(l);
+    }
+    try {
+      FaultSet f(n);
+      if (!f.connectivity().empty()) continue;
+    } catch (const ConfigError&) {
+      continue;  // every chip dead
+    }
+    for (Algo a : {Algo::FT2D, Algo::Shrink, Algo::Snake})
+      for (Order o : {Order::XY, Order::YX, Order::Both}) {
+        if (a == Algo::Snake && o != Order::XY) continue;
+        AlgoParams p;
+        p.algo = a;
+        p.order = o;
+        p.words = 1 + rng() % 120;
+        p.chunk_words = 1 + rng() % 16;
+        check_sums(n, p);
+        ++checked;
+      }
+  }
+  EXPECT_GT(checked, 500);
 }
