@@ -69,8 +69,60 @@ static int detail(char** argv) {
   return 0;
 }
 
+// Drawing of ft2d: collective_table draw W H mesh|torus bx by
+// A ring chip shows where its row ring sends next ('>' '<' one hop, '*' a longer
+// edge; the forward direction of two-way rings); a leaf shows which way it hands its
+// data over ('n' 's' 'e' 'w'); '#' is a dead chip.
+static int draw(char** argv, int) {
+  NetworkConfig n;
+  n.width = atoi(argv[2]);
+  n.height = atoi(argv[3]);
+  n.topology = std::string(argv[4]) == "torus" ? Topology::Torus : Topology::Mesh;
+  if (atoi(argv[5]) >= 0) n.faults.boards = {Coord{atoi(argv[5]), atoi(argv[6])}};
+  FaultSet f(n);
+  AlgoParams p;
+  p.algo = Algo::FT2D;
+  p.words = p.chunk_words = 1u << 20;
+  const Schedule s = build_schedule(f, p);
+  const Topology2D& t = f.topology();
+  int fold = -1, rs = -1;
+  for (size_t i = 0; i < s.phase_names.size(); ++i) {
+    if (s.phase_names[i] == "fold leaves") fold = (int)i;
+    if (s.phase_names[i] == "reduce-scatter x") rs = (int)i;
+  }
+  std::vector<long> next(t.chips(), -1), hand(t.chips(), -1);
+  for (const Xfer& x : s.xfers) {
+    if (x.phase == rs && (!t.torus() || x.offset < p.words / 2)) next[x.src] = x.dst;
+    if (x.phase == fold && t.distance(x.src, x.dst) == 1) hand[x.src] = x.dst;
+  }
+  for (int y = t.height() - 1; y >= 0; --y) {
+    printf("  %2d  ", y);
+    for (int x = 0; x < t.width(); ++x) {
+      const ChipId c = t.id(x, y);
+      char ch = '.';
+      if (f.chip_dead(c)) ch = '#';
+      else if (hand[c] >= 0 && next[c] < 0) {
+        for (Port q : {kNorth, kEast, kSouth, kWest})
+          if (t.neighbour(c, q) == hand[c]) ch = "nesw"[q];
+      } else if (next[c] >= 0) {
+        const ChipId d = (ChipId)next[c];
+        ch = '*';
+        for (Port q : {kNorth, kEast, kSouth, kWest})
+          if (t.neighbour(c, q) == (long)d) ch = "^>v<"[q];
+      }
+      printf("%c ", ch);
+    }
+    printf("\n");
+  }
+  printf("      ");
+  for (int x = 0; x < t.width(); ++x) printf("%d ", x % 10);
+  printf("\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "detail") return detail(argv);
+  if (argc > 6 && std::string(argv[1]) == "draw") return draw(argv, argc);
   const uint32_t words = argc > 1 ? (uint32_t)atol(argv[1]) : 1600000;
   const uint32_t chunk = argc > 2 ? (uint32_t)atol(argv[2]) : words;
   Order order = Order::Both;

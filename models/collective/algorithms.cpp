@@ -15,7 +15,9 @@
 //   3. every line spec all-gathers the range.
 // The groups of step 2 are derived from the ownership, not written by hand, so any
 // assignment of shards gives a correct schedule; the constructions below only choose
-// assignments that keep the groups on straight lines.
+// assignments that keep the groups on straight lines. ft2d wraps the scheme in a fold
+// (chips outside the full lines hand their data in first) and an unfold (they get the
+// sum back last).
 #include "models/collective/algorithms.h"
 
 #include <algorithm>
@@ -230,7 +232,7 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
   bool one_line = true;
   for (ChipId c : m) one_line = one_line && fr.u(c) == fr.u(m[0]);
   std::vector<ChipId> path = m;
-  bool cyclic = false, is_path = false;
+  bool cyclic = false;
   if (one_line && m.size() >= 2) {
     const int u = fr.u(m[0]);
     const size_t n = m.size();
@@ -248,8 +250,7 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
     }
     if (breaks.empty() && (int)n == fr.V) {
       cyclic = true;
-    } else if (breaks.size() == 1) {
-      is_path = true;
+    } else if (breaks.size() == 1) {  // a path: start it just after the break
       std::rotate(path.begin(), path.begin() + (breaks[0] + 1) % n, path.end());
     }
   }
@@ -258,13 +259,14 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
     s.bi = true;
   } else {
     s.cyc = alt_order(path);
-    (void)is_path;
   }
   for (ChipId c : path) s.cols.push_back({c});
   return s;
 }
 
-// Steps 2 of the two-level scheme: the groups of owners, per piece of [lo, hi).
+// Step 2 of the two-level scheme: for each piece of [lo, hi), the chips owning it, one
+// per line spec (the pieces are cut at every ownership boundary of every spec; adjacent
+// pieces with the same owners are merged).
 std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> owner_groups(
     const std::vector<RingSpec>& specs, uint32_t lo, uint32_t hi) {
   // Per spec, its ownership over [lo, hi) as the two halves make_jobs uses.
@@ -306,8 +308,9 @@ std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> owner
   return groups;
 }
 
-// The two-level scheme over [lo, hi) in one frame, with the given line specs; adds its
-// transfers to `rs1` ... `ag1` job lists so that two frames (order both) interleave.
+// The two-level scheme over [lo, hi) in one frame, with the given line specs, as job
+// lists (the caller emits them phase by phase, so that the two frames of order both
+// run side by side).
 struct TwoLevel {
   std::vector<Job> rs1, rs2;  // line jobs, group jobs (all-gather reuses them)
 };
@@ -395,7 +398,7 @@ std::vector<ChipId> band_cycle(const Frame& fr, const std::vector<int>& ls, int 
   return best;
 }
 
-// ft2d's first-phase specs. A line is "full" when all its chips and links along u are
+// ft2d's fallback (fold_plan below is the main design): its first-phase specs. A line is "full" when all its chips and links along u are
 // live; it keeps its own ring. Each run of cut lines is joined with an adjacent full
 // line into a band (extended further while some column has no live chip in it), and
 // the band gets one ring threading all its live chips:
@@ -404,9 +407,10 @@ std::vector<ChipId> band_cycle(const Frame& fr, const std::vector<int>& ls, int 
 //   mesh:  the zigzag over the band's other lines eastward, then back westward along
 //          the full line (the "return line"), one way: like the alternate-node ring,
 //          each link direction carries at most one ring edge.
-// Only the band's full line owns shards (column u's shard at its chip in column u), so
-// phase-2 groups stay on straight columns; the chips of the cut lines forward and add
-// but own nothing.
+// Ownership keeps phase-2 groups on straight columns: column u's shard is owned in a
+// band by the full line's chip in column u (on a torus 5/6 of it, the cut lines' chips
+// sharing the other 1/6, which lowers the band edges' load; see below and
+// docs/collectives.md); on a mesh the cut lines' chips forward and add but own nothing.
 std::vector<RingSpec> ft2d_specs(const Frame& fr) {
   const int U = fr.U, V = fr.V;
   const bool torus = fr.t.torus();
@@ -584,6 +588,212 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
   return specs;
 }
 
+// ft2d's fold design (used whenever it applies; the band design above is the fallback).
+// The full lines keep their rings and alone run the two-level scheme. A chip of a cut
+// line is a leaf: it hands its data to the chip next to it in its column toward the
+// nearest full line (its parent; a chain through other cut lines when the nearest is
+// further away) and gets the result back at the end, so it contributes and receives
+// the full sum without any ring having to detour. Leaves next to a full line (depth 1)
+// first reduce-scatter a fraction g of the range along the live segments of their own
+// line (alternate-node rings) and hand over only their shard of that part plus the raw
+// rest: the segment links carry the g part, the column links the 1-g part, and g
+// balances the two against the full lines' load (docs/collectives.md). Deeper leaves
+// hand over everything. Not applicable (ok = false) when some leaf has no live column
+// path to a full line, or there is no full line.
+struct FoldPlan {
+  bool ok = false;
+  std::vector<RingSpec> specs;  // the full lines' rings
+  struct Leaf {
+    ChipId c, parent;
+    uint32_t a, b;  // its shard of its segment's [lo, gmid)
+  };
+  // Per depth d (index d-1): the segment rings of leaves at depth d, over [lo, gmid),
+  // and those leaves. Folding runs deepest first, so a leaf's data is in its parent's
+  // buffer before the parent's own segment ring starts; unfolding runs the other way.
+  struct Level {
+    std::vector<Job> seg;
+    std::vector<Leaf> leaves;
+  };
+  std::vector<Level> levels;
+  uint32_t gmid = 0;  // [lo, gmid): reduce-scattered on segments; [gmid, hi): raw
+};
+
+std::vector<char> full_lines(const Frame& fr) {
+  std::vector<char> full(fr.V, 1);
+  for (int v = 0; v < fr.V; ++v)
+    for (int u = 0; u < fr.U; ++u) {
+      if (!fr.live(u, v)) full[v] = 0;
+      if (fr.U > 1 && (fr.t.torus() || u + 1 < fr.U) && !fr.ulink(u, v)) full[v] = 0;
+    }
+  return full;
+}
+
+FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, uint32_t g_den,
+                   bool both) {
+  FoldPlan plan;
+  const int U = fr.U, V = fr.V;
+  const bool torus = fr.t.torus();
+  const std::vector<char> full = full_lines(fr);
+  bool any_full = false;
+  for (char x : full) any_full = any_full || x;
+  if (!any_full) return plan;
+  auto vnext = [&](int v, int d) -> int {
+    const int w = v + d;
+    if (torus) return (w + V) % V;
+    return w < 0 || w >= V ? -1 : w;
+  };
+  // A column is cut when its full lines' chips are not one straight run (a hole sits
+  // between them). On a mesh, cut or faulty columns at the sides (a run touching u = 0
+  // or U-1) leave the rings: the full lines' rings span only the core [ua, ub], and the full
+  // lines' chips outside it become leaves too, handing over along their line toward
+  // the core (no column group has to detour, and the rings get shorter).
+  int first = -1, last = -1;
+  for (int v = 0; v < V; ++v)
+    if (full[v]) {
+      if (first < 0) first = v;
+      last = v;
+    }
+  std::vector<char> cutcol(U, 0);
+  for (int u = 0; u < U; ++u) {
+    bool linked = true;
+    for (int v = first; v < last && linked; ++v) linked = fr.live(u, v) && fr.vlink(u, v);
+    cutcol[u] = !linked;
+  }
+  // Trimmed too: side columns with any dead chip or link (a hole in a corner), which
+  // shortens the rings; a mesh ring's load, 2 S (1 - 1/n), falls with its length.
+  std::vector<char> faulty(U, 0);
+  for (int u = 0; u < U; ++u)
+    for (int v = 0; v < V; ++v)
+      faulty[u] = faulty[u] || cutcol[u] || !fr.live(u, v) || (v + 1 < V && !fr.vlink(u, v));
+  int ua = 0, ub = U - 1;
+  if (!torus) {
+    while (ua < U && faulty[ua]) ++ua;
+    while (ub >= 0 && faulty[ub]) --ub;
+    if (ub - ua + 1 < 2) ua = 0, ub = U - 1;
+  }
+  auto hdepth = [&](int u) { return u < ua ? ua - u : u > ub ? u - ub : 0; };
+  // Depth and parent of every leaf: a chip of a cut line goes along its column to the
+  // nearer full line (ties: down), then along that line to the core; a full line's
+  // chip outside the core along its line.
+  std::vector<int> depth(fr.t.chips(), 0);
+  std::vector<long> parent(fr.t.chips(), -1);
+  for (int v = 0; v < V; ++v) {
+    for (int u = 0; u < U; ++u) {
+      if (!fr.live(u, v)) continue;
+      const ChipId c = fr.chip(u, v);
+      if (full[v]) {
+        if (hdepth(u) > 0) {
+          depth[c] = hdepth(u);
+          parent[c] = fr.chip(u < ua ? u + 1 : u - 1, v);
+        }
+        continue;
+      }
+      int best = -1, dir = 0;
+      for (int d : {-1, 1}) {
+        int w = v;
+        for (int k = 1; k < V; ++k) {
+          const int nb = vnext(w, d);
+          if (nb < 0 || !fr.live(u, nb) || !fr.vlink(u, d < 0 ? nb : w)) break;
+          if (full[nb]) {
+            if (best < 0 || k < best) best = k, dir = d;
+            break;
+          }
+          w = nb;
+        }
+      }
+      if (best < 0) return plan;  // no column path to a full line
+      depth[c] = best + hdepth(u);
+      parent[c] = fr.chip(u, vnext(v, dir));
+    }
+  }
+  plan.gmid = cut(lo, hi, g_num, g_den);
+  for (int v = 0; v < V; ++v)
+    if (full[v]) {
+      std::vector<ChipId> line;
+      for (int u = ua; u <= ub; ++u) line.push_back(fr.chip(u, v));
+      plan.specs.push_back(line_spec(line, torus && U >= 3));
+    }
+  // On a mesh, a column whose full-line chips are not one straight run (the hole cuts
+  // it) has its phase-2 group detour around the hole over links of the full rows next
+  // to it, which their own rings load fully: such columns own nothing (their share is
+  // spread over the others). An alternate-node ring edge a -> b carries 2 S - s(a) -
+  // s(b), so the columns sharing an edge with such a column own a double share, which
+  // keeps that edge at the others' load; where two cut columns share an edge (the
+  // ring's turn at a side, when the core could not be trimmed) the inner one keeps two
+  // thirds of a share, which balances that edge against its group's detour. With order
+  // both the column links are busy with the other half, and the double shares' column
+  // traffic would cost more than it saves: there only the cut columns change.
+  if (!torus) {
+    const int K = ub - ua + 1;  // core columns, indexed from ua
+    std::vector<uint32_t> w(K, 3);
+    bool cut_any = false;
+    for (int k = 0; k < K; ++k)
+      if (cutcol[ua + k]) w[k] = 0, cut_any = true;
+    std::vector<ChipId> idx(K);
+    for (int k = 0; k < K; ++k) idx[k] = (ChipId)k;
+    const std::vector<ChipId> ring = alt_order(idx);
+    const size_t edges = K >= 3 ? ring.size() : K == 2 ? 1 : 0;
+    for (size_t k = 0; k < edges; ++k) {
+      const int a = (int)ring[k], c = (int)ring[(k + 1) % ring.size()];
+      if (w[a] == 0 && w[c] == 0) w[std::abs(2 * a - (K - 1)) < std::abs(2 * c - (K - 1)) ? a : c] = both ? 1 : 2;
+    }
+    std::vector<uint32_t> w2 = w;
+    for (size_t k = 0; k < edges && !both; ++k) {
+      const int a = (int)ring[k], c = (int)ring[(k + 1) % ring.size()];
+      if (w[a] == 0 && w[c] == 3) w2[c] = 6;
+      if (w[c] == 0 && w[a] == 3) w2[a] = 6;
+    }
+    w = w2;
+    bool any = false;
+    for (uint32_t x : w) any = any || x > 0;
+    if (cut_any && any)
+      for (RingSpec& sp : plan.specs) sp.weight = w;
+  }
+  int max_depth = 0;
+  for (int d : depth) max_depth = std::max(max_depth, d);
+  plan.levels.resize(max_depth);
+  for (int v = 0; v < V; ++v) {
+    // Segments: runs of leaves of one depth joined by live links along u (wrapping on a
+    // torus), each started where the previous chip does not continue it.
+    auto depth_at = [&](int u) { return fr.live(u, v) ? depth[fr.chip(u, v)] : 0; };
+    std::vector<char> seen(U, 0);
+    for (int u0 = 0; u0 < U; ++u0) {
+      const int d = depth_at(u0);
+      if (d == 0 || seen[u0]) continue;
+      int s = u0;
+      for (int k = 0; k < U; ++k) {  // walk back to the run's start
+        const int pu = torus ? (s - 1 + U) % U : s - 1;
+        if (pu < 0 || depth_at(pu) != d || !fr.ulink(pu, v) || pu == u0) break;
+        s = pu;
+      }
+      std::vector<ChipId> path;
+      for (int u = s, k = 0; k < U; ++k) {
+        seen[u] = 1;
+        path.push_back(fr.chip(u, v));
+        const int nu = torus ? (u + 1) % U : u + 1;
+        if (nu >= U || depth_at(nu) != d || !fr.ulink(u, v) || seen[nu]) break;
+        u = nu;
+      }
+      RingSpec seg;
+      seg.cyc = alt_order(path);
+      for (ChipId c : path) seg.cols.push_back({c});
+      FoldPlan::Level& lv = plan.levels[d - 1];
+      make_jobs(seg, lo, plan.gmid, &lv.seg);
+      std::map<ChipId, std::pair<uint32_t, uint32_t>> shard;
+      if (plan.gmid > lo)
+        for (const auto& o : ownership(seg, lo, plan.gmid)) shard[o.first] = o.second;
+      // A leaf without a shard (more chips than words) still hands over the raw part.
+      for (ChipId c : path) {
+        const auto it = shard.find(c);
+        const auto r = it == shard.end() ? std::make_pair(lo, lo) : it->second;
+        lv.leaves.push_back({c, (ChipId)parent[c], r.first, r.second});
+      }
+    }
+  }
+  plan.ok = true;
+  return plan;
+}
+
 // shrink: the largest rectangle of live chips with live links inside (wrapping on a
 // torus). Among equally large ones, one spanning a whole torus dimension (its lines
 // close into rings) is preferred, the first-phase dimension (x unless `x_first` is
@@ -752,11 +962,23 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     parts.push_back({false, S / 2, S});
   }
   std::vector<TwoLevel> tl(parts.size());
+  std::vector<FoldPlan> fold(parts.size());
+  // ft2d's share g of the range that leaves reduce-scatter along their own line before
+  // handing over: on a mesh all of it (a segment's alternate-node ring loads its links
+  // no more than a full line's does). On a torus a full line's two-way ring loads a
+  // link with S (1-1/W), a segment's one-way ring with 2 g S (1-1/n), the hand-over a
+  // column link with (1-g) S: order xy/yx takes g = 1/2, the largest that keeps the
+  // segment within the rows' load (n = W-2 >= 2), which also keeps the parents' extra
+  // reduction work, (1-g) S, small. With order both the column links also carry the
+  // other half's rings (S/2): g = 2/3 balances g S against S/2 + (1-g) S/2.
+  const uint32_t g_num = !t.torus() ? 1 : p.order == Order::Both ? 2 : 1;
+  const uint32_t g_den = !t.torus() ? 1 : p.order == Order::Both ? 3 : 2;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Frame fr(f, parts[i].xy);
     std::vector<RingSpec> specs;
     if (p.algo == Algo::FT2D) {
-      specs = ft2d_specs(fr);
+      fold[i] = fold_plan(fr, parts[i].lo, parts[i].hi, g_num, g_den, p.order == Order::Both);
+      specs = fold[i].ok ? fold[i].specs : ft2d_specs(fr);
     } else if (parts[i].xy) {
       specs = rect_specs(fr, r.x0, r.w, r.y0, r.h);
     } else {
@@ -772,7 +994,25 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     if (parts.size() > 1) n += parts[i].xy ? " (xy half)" : " (yx half)";
     return b.phase(n);
   };
+  auto chunked = [&](ChipId src, ChipId dst, uint32_t a, uint32_t bnd, bool reduce, int phase) {
+    for (uint32_t off = a; off < bnd; off += cw) b.add(src, dst, off, std::min(cw, bnd - off), reduce, phase);
+  };
   std::vector<int> ph(parts.size());
+  size_t levels = 0;
+  for (const FoldPlan& fp : fold) levels = std::max(levels, fp.levels.size());
+  if (levels > 0) {  // ft2d's leaves hand their data over, deepest first
+    const int pf = b.phase("fold leaves");
+    for (size_t d = levels; d-- > 0;) {
+      for (size_t i = 0; i < parts.size(); ++i)
+        if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, true, pf, cw);
+      for (size_t i = 0; i < parts.size(); ++i)
+        if (d < fold[i].levels.size())
+          for (const auto& l : fold[i].levels[d].leaves) {
+            chunked(l.c, l.parent, l.a, l.b, true, pf);
+            chunked(l.c, l.parent, fold[i].gmid, parts[i].hi, true, pf);
+          }
+    }
+  }
   for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "reduce-scatter", true);
   for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
   for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "reduce-scatter", false);
@@ -781,6 +1021,19 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
   for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs2, false, ph[i], cw);
   for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "all-gather", true);
   for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs1, false, ph[i], cw);
+  if (levels > 0) {  // and get the result back, nearest first
+    const int pu = b.phase("unfold leaves");
+    for (size_t d = 0; d < levels; ++d) {
+      for (size_t i = 0; i < parts.size(); ++i)
+        if (d < fold[i].levels.size())
+          for (const auto& l : fold[i].levels[d].leaves) {
+            chunked(l.parent, l.c, l.a, l.b, false, pu);
+            chunked(l.parent, l.c, fold[i].gmid, parts[i].hi, false, pu);
+          }
+      for (size_t i = 0; i < parts.size(); ++i)
+        if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, false, pu, cw);
+    }
+  }
   return b.finish();
 }
 
@@ -822,14 +1075,28 @@ double topology_bound_words(const FaultSet& f, const std::vector<char>& particip
   for (char p : participant) n += p != 0;
   if (n < 2) return 0.0;
   double best = 0.0;
-  // (a) Degree: a participant sends 2 (n-1)/n of the buffer over its live out-links.
+  // (a) Every participant must send S words of information (the others' sums depend on
+  // each of its words) and receive S (its sum depends on everyone's), over its live
+  // links: S / out-links and S / in-links. (The often quoted 2 S (n-1) / (n links) is
+  // what a chip sends when every participant reduces an equal share, as in rings; a
+  // leaf that only hands its data over and gets the sum back sends S, and ft2d's
+  // leaves do exactly that, so it is not a bound for every algorithm.)
+  // (c) One-way gossip: informing n chips of everyone's value needs 2 (n-1) messages
+  // per word, each crossing at least one link: 2 (n-1) S over all live link directions.
+  int live_links = 0;
   for (int c = 0; c < chips; ++c) {
+    int out = 0, in = 0;
+    for (int p = 0; p < kNumNetPorts; ++p) {
+      out += !f.link_dead((ChipId)c, (Port)p);
+      const long nb = t.neighbour((ChipId)c, (Port)p);
+      in += nb >= 0 && !f.link_dead((ChipId)nb, opposite((Port)p));
+    }
+    live_links += out;
     if (!participant[c]) continue;
-    int links = 0;
-    for (int p = 0; p < kNumNetPorts; ++p) links += !f.link_dead((ChipId)c, (Port)p);
-    if (links == 0) continue;  // unreachable when connected
-    best = std::max(best, 2.0 * words * (n - 1) / ((double)n * links));
+    if (out > 0) best = std::max(best, (double)words / out);
+    if (in > 0) best = std::max(best, (double)words / in);
   }
+  if (live_links > 0) best = std::max(best, 2.0 * (n - 1) * words / live_links);
   // (b) Straight cuts: a set of whole columns (rows) against the rest. On a mesh one
   // cut line: columns [0, k) | [k, W). On a torus a cut needs two lines: columns
   // [a, b) (cyclic) | the rest. Each side must receive the full buffer's worth of the

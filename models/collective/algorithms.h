@@ -11,7 +11,9 @@
 //   2d      reduce-scatter along X, reduce-scatter along Y, all-gather along Y,
 //           all-gather along X (Order selects XY, YX, or both at once on half the data
 //           each), with one ring per row and per column; refuses holes (use ft2d).
-//   ft2d    2d with the rows and columns a hole cuts re-threaded around it.
+//   ft2d    2d with the rows and columns a hole cuts re-threaded around it: their chips
+//           hand their data to the nearest full row and get the sum back (leaves), or,
+//           where that cannot be done, join it in one ring (bands).
 //   shrink  baseline: 2d on the largest fault-free rectangle; chips outside are idle.
 //   snake   baseline: one ring threaded through all live chips.
 #pragma once
@@ -52,15 +54,18 @@ ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
                            const std::vector<RouteTable>& tables);
 
 // Lower bound, in link-word-times (one word per link direction per cycle), on the time
-// any allreduce of `words` among the participants needs on this topology with its
-// faults: the larger of
-//  (a) degree: 2 words (n-1) / (n * live out-links of c) over participants c, n of them
-//      (what a participant sends in the reduce-scatter/all-gather family: each chip
-//      reduces a 1/n share and forwards the rest; see docs/collectives.md for its scope);
+// any allreduce of `words` (S) among the n participants needs on this topology with its
+// faults: the largest of
+//  (a) per participant c: S / live out-links(c) and S / live in-links(c) (it must send
+//      and receive S words of information). The ring-family figure 2 S (n-1)/(n links)
+//      is not used: it assumes every chip reduces an equal share, and ft2d's leaf chips
+//      beat it (docs/collectives.md);
 //  (b) cuts: for every straight cut (a set of whole columns, or rows, against the rest;
 //      one cut line on a mesh, two on a torus) with participants on both sides, each
 //      side must receive the other side's contribution to every word, so
-//      words / (live link directions crossing the cut toward that side).
+//      S / (live link directions crossing the cut toward that side);
+//  (c) gossip: 2 (n-1) messages per word are needed to inform n chips of all values,
+//      so 2 (n-1) S / (live link directions of the machine).
 double topology_bound_words(const FaultSet& f, const std::vector<char>& participant,
                             uint32_t words);
 // The bandwidth-regime ideal of an algorithm on its topology: its busiest link
