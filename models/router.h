@@ -70,7 +70,7 @@ class Router : public sc_core::sc_module, public Clocked {
   // Route-table window: the 32-bit word at byte address 4 * dst is the entry for dst
   // (bits 0..7 port, 8..23 VC mask: the RouteEntry format). A write takes effect for head
   // flits routed after it; the controller only writes while the network is quiesced.
-  tlm_utils::simple_target_socket<Router> csr;
+  tlm_utils::simple_target_socket_optional<Router> csr;  // unbound when nothing fails mid-run
   // The chip died: the buffered flits are lost (their number is returned) and the router
   // never evaluates again.
   uint64_t kill();

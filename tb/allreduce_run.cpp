@@ -95,6 +95,7 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   }
   void abort_all() override {
     aborted_ = true;
+    if (run_) run_->aborted = true;
     for (size_t c = 0; c < chips_.size(); ++c)
       if (chips_[c] && !faults_->chip_dead((ChipId)c) && !chips_[c]->engine().completed()) write(c, regs::kCtrl, 2);
   }

@@ -31,7 +31,7 @@ bool Descriptor::operator<(const Descriptor& o) const {
 
 std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
   auto it = runs_.find(d);
-  if (it != runs_.end()) return it->second;
+  if (it != runs_.end() && !it->second->aborted) return it->second;
   coll::AlgoParams p;
   p.algo = (coll::Algo)d.algo;
   p.order = (coll::Order)d.order;
@@ -40,7 +40,7 @@ std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
   p.chunk_words = (uint32_t)(d.chunk / fb);
   auto s = std::make_shared<const coll::Schedule>(coll::build_schedule(*faults_, p));
   auto run = std::make_shared<CollectiveRun>(s, cfg_.net.chips(), cfg_.chip.packet_words,
-                                            (uint32_t)runs_.size() + 1);
+                                            ++built_);
   runs_[d] = run;
   return run;
 }

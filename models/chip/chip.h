@@ -50,6 +50,7 @@ class CollectiveLibrary {
   const Config& cfg_;
   std::shared_ptr<const FaultSet> faults_;
   std::map<Descriptor, std::shared_ptr<CollectiveRun>> runs_;
+  uint32_t built_ = 0;  // runs built so far: each gets its own id
 };
 
 class Chip : public sc_core::sc_module {

@@ -263,10 +263,6 @@ void CollectiveEngine::apply(uint32_t x, uint32_t k, Cycle at, const uint64_t* d
   }
   r.applied_at[x] = std::max(r.applied_at[x], done);
   r.applied_words += n;
-  if (r.watch_event && r.applied_words >= r.watch_words) {
-    r.watch_event->notify(sc_core::SC_ZERO_TIME);
-    r.watch_event = nullptr;
-  }
   last_ = std::max(last_, done);
   Cycle& pe = r.phase_end[xf.phase];
   pe = std::max(pe, done);

@@ -38,6 +38,7 @@ class CollectiveRun {
   // optional watcher told once when `watch_words` have been applied (fault triggers).
   uint64_t applied_words = 0, total_words = 0;
   uint64_t watch_words = 0;
+  bool aborted = false;  // set by the runtime: a new START builds a fresh run
   sc_core::sc_event* watch_event = nullptr;
   const coll::Schedule& schedule() const { return *s_; }
   int packets_of(uint32_t x) const {
