@@ -2,6 +2,7 @@
 // around holes, with its time, bandwidths, bounds, phases and link utilization.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -53,8 +54,9 @@ po::options_description collective_options() {
     ("bytes", po::value<std::string>()->default_value("16MiB"),
      "gradient bytes per chip, e.g. 64MiB, 100MB, 4096")
     ("dtype", po::value<std::string>()->default_value("fp32"), "fp32 | bf16 (element size)")
-    ("chunk", po::value<std::string>()->default_value("64KiB"),
-     "pipelining chunk of every schedule (a multiple of --flit-bytes)")
+    ("chunk", po::value<std::string>()->default_value("auto"),
+     "pipelining chunk of every schedule (a multiple of --flit-bytes); auto: bytes/256 "
+     "clamped to 4..64 KiB, so small collectives still pipeline")
     ("verify", po::value<std::string>()->default_value("auto"),
      "on | off | auto: flits carry data words and every chip's sum is checked "
      "(auto: on when all chips' words fit in 1 GiB)")
@@ -98,7 +100,10 @@ void collective_from(const po::variables_map& vm, Config* c) {
     throw UsageError("--bytes " + str("bytes") + ": must be a multiple of the " + str("dtype") +
                      " element size (" + std::to_string(elem) + " bytes)");
   const uint64_t fb = (uint64_t)c->net.flit_bytes;
-  if (!parse_bytes(str("chunk"), &k.chunk_bytes) || k.chunk_bytes % fb || k.chunk_bytes >= (1ULL << 32))
+  if (str("chunk") == "auto") {
+    const uint64_t want = std::min<uint64_t>(64 << 10, std::max<uint64_t>(4 << 10, k.bytes / 256));
+    k.chunk_bytes = std::max<uint64_t>(fb, want / fb * fb);
+  } else if (!parse_bytes(str("chunk"), &k.chunk_bytes) || k.chunk_bytes % fb || k.chunk_bytes >= (1ULL << 32))
     throw UsageError("--chunk " + str("chunk") + ": must be a positive multiple of --flit-bytes (" +
                      std::to_string(fb) + ") below 4 GiB");
   if (k.bytes / fb >= (1ULL << 32))
