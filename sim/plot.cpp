@@ -348,10 +348,27 @@ void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::s
       for (int i = 0; i < bw; ++i)
         for (int j = 0; j < bh; ++j) dead.insert({x * bw + i, y * bh + j});
   }
+  // Failures during the run (allreduce --fail-at WHEN:chip|board|link:...) are drawn too:
+  // the heatmap shows the machine as it ended.
+  Json mid_links = Json::array();
+  for (const auto& f : cfg.value("fail-at", Json::array())) {
+    const std::string s = text(f);
+    const size_t a = s.find(':'), b = a == std::string::npos ? a : s.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string kind = s.substr(a + 1, b - a - 1), where = s.substr(b + 1);
+    int x, y;
+    if (kind == "link") mid_links.push_back(where);
+    else if (parse_xy(where, &x, &y) && kind == "chip") dead.insert({x, y});
+    else if (parse_xy(where, &x, &y) && kind == "board")
+      for (int i = 0; i < bw; ++i)
+        for (int j = 0; j < bh; ++j) dead.insert({x * bw + i, y * bh + j});
+  }
   const std::map<char, std::pair<int, int>> dir = {{'N', {0, 1}}, {'E', {1, 0}}, {'S', {0, -1}}, {'W', {-1, 0}}};
   std::set<std::tuple<int, int, char>> failed;  // failed link directions
   std::ostringstream fl;
-  for (const auto& l : cfg.value("fail-link", Json::array())) {
+  Json all_links = cfg.value("fail-link", Json::array());
+  for (const auto& l : mid_links) all_links.push_back(l);
+  for (const auto& l : all_links) {
     int x, y;
     char d;
     const std::string s = text(l);
@@ -454,6 +471,19 @@ int cmd_plot(const std::vector<std::string>& args) {
   }
   if (!vm.count("dir")) throw UsageError("no sweep directory given: faultmesh plot DIR --out PLOTDIR");
   const std::string dir = vm["dir"].as<std::string>();
+  // A single result file (e.g. faultmesh allreduce --json F): its link-utilization heatmap.
+  if (dir.size() > 5 && dir.compare(dir.size() - 5, 5, ".json") == 0) {
+    const Json res = read_json_file(dir);
+    if (!res.is_object() || !res.contains("link_utilization") || !res.contains("config"))
+      throw UsageError("plot " + dir + ": not a result file with a per-link utilization map");
+    const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "plots";
+    make_dirs(out, "--out");
+    Plotter pl(out);
+    std::string base = dir.substr(dir.find_last_of('/') + 1);
+    base = base.substr(0, base.size() - 5);
+    heatmap(pl, res, base, "");
+    return kExitOk;
+  }
   const int maxh = vm["max-heatmaps"].as<int>();
   if (maxh < 0 || maxh > 1000) throw UsageError("--max-heatmaps " + std::to_string(maxh) + ": allowed 0..1000");
   const Json man = read_json_file(dir + "/sweep.json");

@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
-# Quick start, part 1: install what is missing, build, and run the default scenario:
-# uniform traffic on a 16x16 mesh, a latency-throughput sweep on 8x8, then a parameter
-# sweep (VCs x a failed board x load, sim/examples/demo_latency.ini) and its plots.
+# Quick start, part 1: install what is missing, build, and run the default scenario —
+# the mission in one go: a 2-D allreduce with verification on a 16x32 mesh (512 chips),
+# fault-free and then with a board failing in the middle of it: detection, abort,
+# reconfiguration, restart with the fault-tolerant algorithm, completion. It prints the
+# timeline and the slowdown and writes JSON results, link-utilization heatmaps (PNG) and
+# a small waveform around the failure. Then a short parameter sweep with its plots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash sim/setup.sh
 mkdir -p out
-echo "== faultmesh traffic (16x16 mesh, uniform, 0.1 flits/node/cycle) =="
-./build/sim/faultmesh traffic --mesh 16x16 --topology mesh --vcs 2 --buf 8 --pipeline 3 \
-  --link-latency 1 --pattern uniform --rate 0.1 --packet 4 --cycles 20000 --warmup 2000 \
-  --seed 1 --json out/demo_traffic.json --csv out/demo_traffic.csv
+FM=./build/sim/faultmesh
+COMMON=(--mesh 16x32 --topology mesh --vcs 4 --algo 2d --bytes 512KiB --verify on)
+echo "== allreduce, fault-free: 2d on a 16x32 mesh, 512 KiB per chip, sums verified =="
+$FM allreduce "${COMMON[@]}" --json out/demo_faultfree.json
 echo
-echo "== faultmesh latency-sweep (8x8 mesh, uniform) =="
-./build/sim/faultmesh latency-sweep --mesh 8x8 --rates 0.05:0.6:0.05 --cycles 10000 \
-  --warmup 1000 --json out/demo_sweep.json --csv out/demo_sweep.csv
+echo "== the same allreduce, board (3,7) failing when 40% of the data is reduced =="
+$FM allreduce "${COMMON[@]}" --fail-at 40%:board:3,7 --json out/demo_fault.json \
+  --vcd out/demo_fault.vcd --wave-around-fault 300
+t0=$(awk -F': ' '/^  "cycles"/ {gsub(",", "", $2); print $2}' out/demo_faultfree.json)
+t1=$(awk -F': ' '/^  "cycles"/ {gsub(",", "", $2); print $2}' out/demo_fault.json)
+echo
+echo "slowdown: $t1 / $t0 cycles = $(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.2f", a / b }')x" \
+     "(the failure, its detection, the reconfiguration and the restart on 508 chips)"
+$FM plot out/demo_faultfree.json --out out/demo_plots
+$FM plot out/demo_fault.json --out out/demo_plots
 echo
 echo "== faultmesh sweep + plot (8x8: 1-2 VCs x no fault / board 1,1 failed x 9 loads) =="
-./build/sim/faultmesh sweep sim/examples/demo_latency.ini --out out/demo_params
-./build/sim/faultmesh plot out/demo_params --out out/demo_plots
+$FM sweep sim/examples/demo_latency.ini --out out/demo_params
+$FM plot out/demo_params --out out/demo_plots
 echo
-echo "results: out/demo_traffic.json out/demo_traffic.csv out/demo_sweep.json out/demo_sweep.csv"
-echo "         out/demo_params/results.csv out/demo_plots/latency_vs_load.png (and .svg, more figures)"
+echo "results: out/demo_faultfree.json out/demo_fault.json (timeline, drops, conservation)"
+echo "         out/demo_plots/heatmap_demo_faultfree.png out/demo_plots/heatmap_demo_fault.png"
+echo "         out/demo_fault.vcd (gtkwave out/demo_fault.vcd waveforms/faults.gtkw)"
+echo "         out/demo_params/results.csv out/demo_plots/latency_vs_load.png (and more figures)"

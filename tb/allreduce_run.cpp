@@ -460,6 +460,12 @@ nlohmann::ordered_json allreduce_config_json(const Config& c) {
   j["compute-us"] = c.chip.compute_us;
   j["watchdog"] = c.run.watchdog;
   faults_json(c.net.faults, &j);
+  nlohmann::ordered_json at = nlohmann::ordered_json::array();
+  for (const TimedFault& t : c.net.faults.timed) at.push_back(to_string(t));
+  j["fail-at"] = at;
+  j["detect-cycles"] = c.recovery.detect;
+  j["drain-quiet"] = c.recovery.quiet;
+  j["restart-algo"] = coll::to_string(c.recovery.restart_algo);
   j["cycle_ns"] = c.net.cycle_ns();
   return j;
 }
