@@ -136,10 +136,14 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   r.transfers = sched.xfers.size();
   r.max_link_words = load.max_link_words;
 
-  auto net = std::make_unique<Network>("net", cfg.net);
+  if (opt.router_factory && opt.wave && opt.wave->enabled())
+    throw ConfigError("waveforms need the SystemC model routers");
+  auto net = std::make_unique<Network>("net", cfg.net, opt.router_factory);
   const std::string terr = net->load_tables(rs.tables);
   if (!terr.empty()) throw std::runtime_error(terr);
   net->apply_faults(faults);
+  if (opt.eject_log)
+    for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
   rs.tables.clear();
   r.routes_info = rs;
   const int n = net->chips();
