@@ -145,14 +145,21 @@ TEST_P(RtlMeshTraffic, SameDeliveryCycles) {
 INSTANTIATE_TEST_SUITE_P(
     Mesh4x4, RtlMeshTraffic,
     // Loads near or past saturation, so every arbiter is contended: the average packet
-    // latencies are about 45, 38 and 158 cycles against zero-load values of about 15, 7
-    // and 18 (seed 11).
+    // latencies are about 45, 38, 158 and 36 cycles against zero-load values of about 15,
+    // 7, 18 and 16 (seed 11).
     testing::Values(
         TrafficCase{"mesh_V2_B4_P3_rr", traffic_config(Topology::Mesh, 2, 4, 3, Arbiter::RoundRobin, 0.55), 30},
         // The torus dateline tables (VC classes) are just data to the RTL's table.
         TrafficCase{"torus_V4_B2_P1_islip", traffic_config(Topology::Torus, 4, 2, 1, Arbiter::ISlip, 0.55), 25},
         // One VC, past saturation (accepted 0.43 of 0.45 offered).
-        TrafficCase{"mesh_V1_B8_P4_rr", traffic_config(Topology::Mesh, 1, 8, 4, Arbiter::RoundRobin, 0.45), 60}),
+        TrafficCase{"mesh_V1_B8_P4_rr", traffic_config(Topology::Mesh, 1, 8, 4, Arbiter::RoundRobin, 0.45), 60},
+        // Longer links and credit paths than the router-level co-simulation drives.
+        TrafficCase{"mesh_V3_B8_P2_rr_link3_credit2", [] {
+                      Config c = traffic_config(Topology::Mesh, 3, 8, 2, Arbiter::RoundRobin, 0.6);
+                      c.net.link_latency = 3;
+                      c.net.credit_latency = 2;
+                      return c;
+                    }(), 25}),
     [](const testing::TestParamInfo<TrafficCase>& i) { return i.param.name; });
 
 namespace {
