@@ -115,6 +115,8 @@ struct TrafficCase {
   Config cfg;
   double min_latency;  // the model's average packet latency must exceed it (contention)
 };
+// gtest (and ctest's test list) print a case by its name.
+void PrintTo(const TrafficCase& c, std::ostream* os) { *os << c.name; }
 class RtlMeshTraffic : public testing::TestWithParam<TrafficCase> {};
 
 }  // namespace
