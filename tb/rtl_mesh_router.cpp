@@ -132,10 +132,12 @@ class RtlMeshRouter final : public RouterBase {
       first_violation_ = m.str();
     }
   }
+  // Verilator's error flag is one per process, not per router: every router reports it
+  // once; the %Error line on stderr names the failing instance.
   void check_rtl() {
-    if (Verilated::threadContextp()->gotError() && !rtl_error_) {
-      rtl_error_ = true;  // the flag is global: the first router to see it reports it
-      violation("RTL assertion failed (its %Error line is printed above)");
+    if (!rtl_error_ && Verilated::threadContextp()->gotError()) {
+      rtl_error_ = true;
+      violation("an RTL assertion failed (its %Error line, naming the router, is printed above)");
     }
   }
 
