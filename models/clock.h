@@ -56,6 +56,14 @@ class Clocked {
   }
   // Sleep until wake_at() is called, or until cycle `at` if given.
   inline void sleep(Cycle at = kNever);
+  // For a unit that evaluates every cycle and never sleeps, so never calls resume() (the
+  // RTL router adapter, tb/rtl_mesh_router.cpp): awake for good, links never book
+  // wake-ups for it; count_evaluated() counts its cycles for cycles_evaluated().
+  void stay_awake() {
+    started_ = true;
+    asleep_ = false;
+  }
+  void count_evaluated() { ++evaluated_; }
   Clock& clk_;
 
  private:

@@ -10,15 +10,26 @@ std::string name2(const char* what, int x, int y) {
 }
 }  // namespace
 
-Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
+Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg,
+                 const RouterFactory& make_router)
     : sc_module(name), cfg_(cfg), topo_(cfg) {
+  if (make_router && cfg.local_ports != 1)
+    throw ConfigError("--local-ports " + std::to_string(cfg.local_ports) +
+                      ": routers from a factory have one local port");
   clock_ = std::make_unique<Clock>("clock", sc_core::sc_time(cfg.cycle_ns(), sc_core::SC_NS));
   const int n = topo_.chips();
   routers_.reserve(n);
   ni_owned_.reserve(n);
   for (int c = 0; c < n; ++c) {
     const int x = topo_.x(c), y = topo_.y(c);
-    routers_.push_back(std::make_unique<Router>(name2("router", x, y).c_str(), cfg, c, *clock_));
+    const std::string rn = name2("router", x, y);
+    if (make_router) {
+      routers_.push_back(make_router(rn.c_str(), cfg, c, *clock_));
+    } else {
+      auto r = std::make_unique<Router>(rn.c_str(), cfg, c, *clock_);
+      sc_routers_.push_back(r.get());
+      routers_.push_back(std::move(r));
+    }
     ni_owned_.push_back(
         std::make_unique<NetworkInterface>(name2("ni", x, y).c_str(), cfg, c, *clock_));
     nis_.push_back(ni_owned_.back().get());
@@ -55,7 +66,7 @@ Network::Network(sc_core::sc_module_name name, const NetworkConfig& cfg)
       local_links_.push_back(std::move(i));
       local_links_.push_back(std::move(e));
     }
-    nis_[c]->connect(inj, ej, routers_[c].get(), &nis_);
+    nis_[c]->connect(inj, ej, make_router ? nullptr : sc_routers_[c], &nis_);
   }
 }
 
@@ -78,7 +89,7 @@ std::string Network::load_tables(const std::vector<RouteTable>& tables) {
 NetCounters Network::counters() const {
   NetCounters t;
   for (int c = 0; c < chips(); ++c) {
-    const Router& r = *routers_[c];
+    const RouterBase& r = *routers_[c];
     const NetworkInterface& ni = *nis_[c];
     t.flits_injected += ni.stats().flits_injected;
     t.flits_ejected += ni.stats().flits_ejected;

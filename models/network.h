@@ -1,7 +1,13 @@
 // The whole interconnect: the clock, one router and one network interface per chip,
 // one Link per direction of every ICI link and of every router<->NI channel, and the
 // route tables. Built once per simulation (SystemC elaborates once per process).
+//
+// The routers are the SystemC model Router unless a RouterFactory is given: then every
+// router is what it makes (the verilated RTL router of the mesh-level RTL check,
+// tb/rtl_mesh_router.h). The Network talks to routers through RouterBase only at
+// elaboration and between simulation chunks, never per cycle.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -25,9 +31,16 @@ struct NetCounters {
   uint64_t router_cycles_evaluated = 0;
 };
 
+// Makes the router of chip `id` (sc_module name `name`) on clock `clk`. A factory's
+// routers have one local port: the network must have local_ports == 1 (the NI then never
+// asks its router for a first hop).
+using RouterFactory = std::function<std::unique_ptr<RouterBase>(const char* name, const NetworkConfig& cfg,
+                                                                ChipId id, Clock& clk)>;
+
 class Network : public sc_core::sc_module {
  public:
-  Network(sc_core::sc_module_name name, const NetworkConfig& cfg);
+  // make_router: nullptr for SystemC model routers (the default), else the factory.
+  Network(sc_core::sc_module_name name, const NetworkConfig& cfg, const RouterFactory& make_router = nullptr);
   // Fails every link the fault set marks dead (a dead chip's links included).
   void apply_faults(const FaultSet& f);
   // Loads one table per router; returns "" or the first error.
@@ -37,7 +50,11 @@ class Network : public sc_core::sc_module {
   const Topology2D& topology() const { return topo_; }
   Clock& clock() { return *clock_; }
   int chips() const { return topo_.chips(); }
-  Router& router(ChipId c) { return *routers_[c]; }
+  // The SystemC model router of chip c (the waveform tracer and tests read its state);
+  // only for a network built without a factory.
+  Router& router(ChipId c) { return *sc_routers_.at(c); }
+  // Chip c's router, whatever it is.
+  RouterBase& router_unit(ChipId c) { return *routers_[c]; }
   NetworkInterface& ni(ChipId c) { return *nis_[c]; }
   // The ICI link leaving chip c through port p (nullptr at a mesh edge).
   Link* link(ChipId c, Port p) { return net_links_[c * kNumNetPorts + p].get(); }
@@ -67,7 +84,8 @@ class Network : public sc_core::sc_module {
   NetworkConfig cfg_;
   Topology2D topo_;
   std::unique_ptr<Clock> clock_;
-  std::vector<std::unique_ptr<Router>> routers_;
+  std::vector<std::unique_ptr<RouterBase>> routers_;
+  std::vector<Router*> sc_routers_;  // the same routers as model Routers (empty with a factory)
   std::vector<std::unique_ptr<NetworkInterface>> ni_owned_;
   std::vector<NetworkInterface*> nis_;
   std::vector<std::unique_ptr<Link>> net_links_;    // [chip][N,E,S,W]

@@ -169,6 +169,7 @@ void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
   if (!l.ej->receive(now, &f)) return;
   l.ej->send_credit(f.vc, now);
   ++st_.flits_ejected;
+  if (eject_log_) eject_log_->push_back({now, id_, f.src, f.packet, f.seq});
   if (now >= win_from_ && now < win_to_) ++st_.window_flits_ejected;
   if (f.dst != id_) violation("flit for chip " + std::to_string(f.dst) + " ejected here");
   if (!ep_ && f.payload != payload_of(f.src, f.packet, f.seq)) violation("payload corrupted");

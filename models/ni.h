@@ -61,6 +61,14 @@ struct NiStats {
   std::vector<uint32_t> network_latencies;
 };
 
+// One flit ejected: at chip `chip` in cycle `at` (NetworkInterface::set_eject_log).
+struct EjectRecord {
+  Cycle at;
+  ChipId chip, src;
+  uint32_t packet;
+  uint16_t seq;
+};
+
 class NetworkInterface : public sc_core::sc_module, public Clocked {
  public:
   NetworkInterface(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
@@ -74,6 +82,9 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
                const std::vector<NetworkInterface*>* peers);
   void set_source(PacketSource* s);
   void set_endpoint(PacketEndpoint* e) { ep_ = e; }
+  // Appends every flit this NI ejects to `log` (nullptr, the default: no log). For runs
+  // compared flit by flit (the mesh-level RTL check, tests/rtl_mesh_test.cpp).
+  void set_eject_log(std::vector<EjectRecord>* log) { eject_log_ = log; }
   // Packet creation on/off (off during drain); the source queues keep draining.
   void set_injection(bool on);
   // Packets created in [from, to) are measured.
@@ -150,6 +161,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   const std::vector<NetworkInterface*>* peers_ = nullptr;
   PacketSource* src_ = nullptr;
   PacketEndpoint* ep_ = nullptr;
+  std::vector<EjectRecord>* eject_log_ = nullptr;
   bool inject_on_ = false;
   bool dead_ = false;
   Cycle win_from_ = kNever, win_to_ = kNever;

@@ -17,8 +17,7 @@ inline int next_mod(int i, int n) { return i + 1 == n ? 0 : i + 1; }
 
 Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
                Clock& clk)
-    : sc_module(name),
-      Clocked(clk),
+    : RouterBase(name, clk),
       id_(id),
       vcs_(cfg.vcs),
       buf_(cfg.buf),

@@ -7,6 +7,9 @@
 // functions (receive credits, receive flits + route lookup, VC allocation, switch
 // allocation + traversal). It sleeps when it holds no flits and nothing is in flight
 // toward it. docs/router-microarchitecture.md is the cycle-exact specification.
+//
+// It implements RouterBase (models/router_base.h), the Network's view of a router, and is
+// final, so calls through Router& are direct; the per-cycle path calls no virtual function.
 #pragma once
 #include <string>
 #include <systemc>
@@ -18,20 +21,21 @@
 #include "models/config.h"
 #include "models/link.h"
 #include "models/route_table.h"
+#include "models/router_base.h"
 
 namespace fm {
 
-class Router : public sc_core::sc_module, public Clocked {
+class Router final : public RouterBase {
  public:
   Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id, Clock& clk);
   SC_HAS_PROCESS(Router);
 
   // Links entering (flits in, credits out) and leaving (flits out, credits in) port p.
-  void connect_in(Port p, Link* l) { in_link_[p] = l; }
-  void connect_out(Port p, Link* l);
+  void connect_in(Port p, Link* l) override { in_link_[p] = l; }
+  void connect_out(Port p, Link* l) override;
   // Installs the route table. Every entry must name a connected port and a non-empty
   // subset of the VCs; returns an error message otherwise ("" when accepted).
-  std::string load_table(const RouteTable& t);
+  std::string load_table(const RouteTable& t) override;
 
   ChipId id() const { return id_; }
   // The output port of the route to `dst` as the table names it (kLocal for this chip,
@@ -39,16 +43,16 @@ class Router : public sc_core::sc_module, public Clocked {
   uint8_t route_port(ChipId dst) const { return table_.lookup(dst).port; }
   int ports() const { return ports_; }
   // Statistics and invariant monitors.
-  uint64_t flits_switched() const { return switched_; }
-  int buffered_flits() const { return buffered_; }
+  uint64_t flits_switched() const override { return switched_; }
+  int buffered_flits() const override { return buffered_; }
   // Time integral of the occupancy of input VC (p, v) up to cycle `now` (flit-cycles).
-  uint64_t occupancy_integral(Port p, int v, Cycle now) const;
+  uint64_t occupancy_integral(Port p, int v, Cycle now) const override;
   // Credits the router holds for output VC (p, v).
   int credits(Port p, int v) const { return ovc(p, v).credits; }
-  uint64_t violations() const { return violations_; }
-  const std::string& first_violation() const { return first_violation_; }
+  uint64_t violations() const override { return violations_; }
+  const std::string& first_violation() const override { return first_violation_; }
   // One line per non-empty input VC: where flits are stuck (watchdog report).
-  std::string describe_stuck() const;
+  std::string describe_stuck() const override;
 
   // --- read-only views for the waveform tracer (tb/tracer.cpp) --------------------------
   // Side-effect free; the tracer samples them after the router has evaluated a cycle.

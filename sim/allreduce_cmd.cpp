@@ -190,7 +190,7 @@ Config allreduce_config_from(const po::variables_map& vm) {
 
 int cmd_allreduce(const std::vector<std::string>& args) {
   po::options_description desc;
-  desc.add(allreduce_options()).add(output_options()).add(wave_options());
+  desc.add(allreduce_options()).add(output_options()).add(wave_options()).add(rtl_router_options());
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh allreduce [options]\n"
@@ -204,11 +204,14 @@ int cmd_allreduce(const std::vector<std::string>& args) {
   RunOptions ro;
   ro.progress = isatty(2) && !out.quiet;
   ro.wave = &wave;
+  ro.router_factory = rtl_routers_from(vm, cfg.net, wave);
   const AllreduceResult r = run_allreduce(cfg, ro);
-  const auto j = allreduce_json(r);
+  auto j = allreduce_json(r);
+  if (ro.router_factory) j["config"]["rtl-routers"] = true;
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
   if (!out.quiet) std::cout << allreduce_summary(r);
+  if (ro.router_factory && !out.quiet) std::cout << "routers         RTL (verilated rtl/fm_router.sv)\n";
   if (wave.enabled() && !out.quiet) std::cout << "waveform        " << wave.path << "\n";
   if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
   if (!r.ok) {

@@ -69,7 +69,8 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 
 int cmd_traffic(const std::vector<std::string>& args) {
   po::options_description desc;
-  desc.add(network_options()).add(traffic_options()).add(output_options()).add(wave_options());
+  desc.add(network_options()).add(traffic_options()).add(output_options()).add(wave_options())
+      .add(rtl_router_options());
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh traffic [options]\n"
@@ -83,11 +84,14 @@ int cmd_traffic(const std::vector<std::string>& args) {
   RunOptions ro;
   ro.progress = isatty(2) && !out.quiet;
   ro.wave = &wave;
+  ro.router_factory = rtl_routers_from(vm, cfg.net, wave);
   const TrafficResult r = run_traffic(cfg, ro);
-  const auto j = result_json(r);
+  auto j = result_json(r);
+  if (ro.router_factory) j["config"]["rtl-routers"] = true;
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
   if (!out.quiet) std::cout << human_summary(r);
+  if (ro.router_factory && !out.quiet) std::cout << "  routers         RTL (verilated rtl/fm_router.sv)\n";
   if (wave.enabled() && !out.quiet) std::cout << "  waveform        " << wave.path << "\n";
   if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
   if (!r.ok) {

@@ -1,6 +1,7 @@
 #include "sim/options.h"
 
 #include "models/fault/fault_set.h"
+#include "tb/rtl_mesh_router.h"
 
 #include <cstdio>
 #include <fstream>
@@ -307,6 +308,22 @@ WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net) {
     if (net) traced_routers(*net, w);  // throws ConfigError (= UsageError) for a chip outside the mesh
   }
   return w;
+}
+
+po::options_description rtl_router_options() {
+  po::options_description o("RTL routers (docs/cosim.md, \"Mesh-level check\")");
+  o.add_options()("rtl-routers", po::bool_switch(),
+                  "build the network from the verilated RTL router (rtl/) instead of the SystemC "
+                  "model router; needs --local-ports 1 and V, B, P within the RTL build");
+  return o;
+}
+
+RouterFactory rtl_routers_from(const po::variables_map& vm, const NetworkConfig& net, const WaveOptions& wave) {
+  if (!vm["rtl-routers"].as<bool>()) return nullptr;
+  const std::string err = rtl_mesh_config_error(net);
+  if (!err.empty()) throw UsageError("--rtl-routers: " + err);
+  if (wave.enabled()) throw UsageError("--rtl-routers: " + wave.option + " needs the SystemC model routers");
+  return rtl_router_factory(net);
 }
 
 }  // namespace fm

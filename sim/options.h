@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/config.h"
+#include "models/network.h"
 #include "sim/cli.h"
 #include "tb/tracer.h"
 
@@ -39,5 +40,12 @@ Config allreduce_config_from(const po::variables_map& vm);
 // Validates them (throws UsageError naming the option); `net` checks --wave-routers
 // coordinates against the mesh (nullptr for a command without a network).
 WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net);
+
+// --rtl-routers (traffic, allreduce): build the network from verilated RTL routers, the
+// mesh-level RTL check (docs/cosim.md). rtl_routers_from() checks it against the network
+// (one local port, V/B/P and chips within the RTL build, no waveforms) and returns the
+// router factory, or nullptr without the switch; throws UsageError naming the option.
+po::options_description rtl_router_options();
+RouterFactory rtl_routers_from(const po::variables_map& vm, const NetworkConfig& net, const WaveOptions& wave);
 
 }  // namespace fm

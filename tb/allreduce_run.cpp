@@ -238,10 +238,16 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     return t;
   }();
 
-  auto net = std::make_unique<Network>("net", cfg.net);
+  if (opt.router_factory && opt.wave && opt.wave->enabled())
+    throw ConfigError("waveforms need the SystemC model routers");
+  if (opt.router_factory && !timed.empty())
+    throw ConfigError("--fail-at needs the SystemC model routers (the RTL routers have no fault hooks)");
+  auto net = std::make_unique<Network>("net", cfg.net, opt.router_factory);
   const std::string terr = net->load_tables(rs.tables);
   if (!terr.empty()) throw std::runtime_error(terr);
   net->apply_faults(faults);
+  if (opt.eject_log)
+    for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
   r.routes_info = rs;
   r.routes_info.tables.clear();
   const int n = net->chips();

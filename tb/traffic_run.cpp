@@ -73,7 +73,7 @@ Snapshot snapshot(Network& net, Cycle now) {
     for (int p = 0; p < kNumNetPorts; ++p) {
       Link* l = net.link(c, (Port)p);
       s.link_sent.push_back(l ? l->flits_sent() : 0);
-      for (int v = 0; v < V; ++v) s.occ.push_back(net.router(c).occupancy_integral((Port)p, v, now));
+      for (int v = 0; v < V; ++v) s.occ.push_back(net.router_unit(c).occupancy_integral((Port)p, v, now));
     }
   }
   return s;
@@ -99,10 +99,14 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
     if (!r.route_check.ok())
       throw std::runtime_error("route set '" + rs.scheme + "' failed the checker: " + r.route_check.problem);
   }
-  auto net = std::make_unique<Network>("net", cfg.net);
+  if (opt.router_factory && opt.wave && opt.wave->enabled())
+    throw ConfigError("waveforms need the SystemC model routers");
+  auto net = std::make_unique<Network>("net", cfg.net, opt.router_factory);
   const std::string terr = net->load_tables(rs.tables);
   if (!terr.empty()) throw std::runtime_error(terr);
   net->apply_faults(faults);
+  if (opt.eject_log)
+    for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
   std::unique_ptr<Tracer> tracer = opt.wave ? Tracer::attach(*net, *opt.wave) : nullptr;
   if (tracer && !faults.empty())
     tracer->fault_event(0, "faults applied before the run: " + fault_list(cfg.net.faults));

@@ -62,6 +62,11 @@ struct RunOptions {
   bool check_routes = true;
   // Waveforms (tb/tracer.h): nullptr or disabled = none. They never change a result.
   const WaveOptions* wave = nullptr;
+  // Routers of the network (nullptr: the SystemC model Router; tb/rtl_mesh_router.h
+  // makes RTL routers). Waveforms need model routers.
+  RouterFactory router_factory = nullptr;
+  // Every NI appends each flit it ejects here (nullptr: no log).
+  std::vector<EjectRecord>* eject_log = nullptr;
 };
 
 TrafficResult run_traffic(const Config& cfg, const RunOptions& opt = {});
