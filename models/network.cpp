@@ -103,7 +103,7 @@ NetCounters Network::counters() const {
 }
 
 uint64_t Network::kill_chip(ChipId c) {
-  uint64_t lost = routers_[c]->kill();
+  uint64_t lost = router(c).kill();
   nis_[c]->kill();
   const int L = cfg_.local_ports;
   for (int i = 0; i < 2 * L; ++i) {
@@ -122,12 +122,12 @@ void Network::fail_link(ChipId c, Port p) {
   Link* l = link(c, p);
   if (!l || l->failed()) return;
   l->fail();
-  routers_[c]->output_failed(p);
+  router(c).output_failed(p);
 }
 
 uint64_t Network::flush_all() {
   uint64_t n = 0;
-  for (auto& r : routers_) n += r->dead() ? 0 : r->flush();
+  for (int c = 0; c < chips(); ++c) n += router(c).dead() ? 0 : router(c).flush();
   for (auto& l : net_links_) if (l) n += l->flush();
   for (auto& l : local_links_) n += l->flush();
   for (NetworkInterface* ni : nis_) ni->flush();

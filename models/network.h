@@ -60,7 +60,7 @@ class Network : public sc_core::sc_module {
   Link* link(ChipId c, Port p) { return net_links_[c * kNumNetPorts + p].get(); }
   NetCounters counters() const;
 
-  // --- failures during a run (models/fault/fault_controller.h) ---
+  // --- failures during a run (models/fault/fault_controller.h); SystemC routers only ---
   // Kills chip c: its router and NI stop, the flits they and their local lanes hold are
   // lost (returned), its ICI links fail in both directions.
   uint64_t kill_chip(ChipId c);
