@@ -162,7 +162,8 @@ std::string allreduce_summary(const AllreduceResult& r) {
     << ", dropped " << r.drops.total() + r.discarded_abort << " (dead router " << r.drops.dead_router
     << ", dead link " << r.drops.dead_link << ", dead destination " << r.drops.dead_destination
     << ", flushed " << r.drops.flushed << ", aborted " << r.discarded_abort << "): "
-    << (r.conservation_ok ? "conserved" : "NOT conserved") << "\n";
+    << (r.stop_reason == "partitioned" ? "run stopped, flits left in the network"
+                                         : r.conservation_ok ? "conserved" : "NOT conserved") << "\n";
   for (const TimelineEvent& e : r.timeline) s << "timeline        cycle " << e.cycle << ": " << e.what << "\n";
   s << "verified        " << (r.verified ? (*r.verified ? "yes: every participant holds the exact sum" : "NO") : "not checked (--verify on to check)") << "\n";
   if (c.chip.compute_us > 0) s << "step time       " << r.step_time_us << " us (compute " << c.chip.compute_us << " + allreduce)\n";
