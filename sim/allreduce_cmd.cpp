@@ -178,6 +178,7 @@ std::string allreduce_summary(const AllreduceResult& r) {
 po::options_description allreduce_options() {
   NetworkConfig nd;
   nd.local_ports = 4;  // a chip's DMA engines feed all four links at once
+  nd.vcs = 4;          // lash around holes needs them to stay minimal on a torus (docs/routing.md)
   po::options_description desc;
   desc.add(network_options(nd)).add(collective_options());
   return desc;
