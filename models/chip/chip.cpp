@@ -191,9 +191,10 @@ bool Chip::start() {
     fail(regs::kRefused, e.what());
     return false;
   }
-  // A restart after an abort first restores the gradient from its input copy (one HBM
-  // read and write of the buffer): the aborted run changed the buffer in place.
-  const bool restore = status_ == regs::kAborted;
+  // A restart first restores the gradient from its input copy (one HBM read and write of
+  // the buffer): the earlier run changed the buffer in place, whether this chip was
+  // aborted or had already finished its part.
+  const bool restore = status_ == regs::kAborted || status_ == regs::kDone;
   status_ = regs::kBusy;
   error_ = regs::kNoError;
   error_text_.clear();
