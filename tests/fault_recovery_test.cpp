@@ -155,3 +155,15 @@ TEST(FaultRecovery, RandomScheduleProperty) {
   }
   EXPECT_TRUE(failed.empty()) << "replay with these --fail-at values:" << failed;
 }
+
+// Same configuration and seed, same results byte for byte (host timing aside), failures
+// and recovery included.
+TEST(FaultRecovery, Deterministic) {
+  Config c = base(8, 8);
+  c.net.faults.timed = {at("30%:board:1,2"), at("4000:link:5,5:N")};
+  auto a = run(c), b = run(c);
+  a.erase("simulator");
+  b.erase("simulator");
+  EXPECT_EQ(a.dump(), b.dump());
+  EXPECT_EQ(a.value("restarts", 0), 2) << a["timeline"].dump();
+}
