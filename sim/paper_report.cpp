@@ -986,7 +986,7 @@ int cmd_report(const std::vector<std::string>& args) {
        << " chips, board MTBF " << fmt(o.avail.mtbf_h, 0) << " h (95 % CI)'\nset ylabel 'goodput'\n"
        << "set style data histograms\nset style histogram errorbars gap 2 lw 1.5\n"
        << "set style fill solid 0.85 border -1\nset grid ytics\nset yrange [" << fmt(std::max(0.0, std::floor(gmin * 20 - 1) / 20), 2)
-       << ":1]\nset key bottom right\n";
+       << ":1]\nset key below\n";
     plot_script(img, "availability", ad.str(),
                 "plot $d using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, '' using 4:5 title '(b) route around' lc 1", 800, 500);
     figs.push_back("availability");
