@@ -830,7 +830,9 @@ int cmd_report(const std::vector<std::string>& args) {
       }
       best += (best.empty() ? "" : "; ") + c.id + " " + ba + (bt >= 0 ? " (" + fmt(bt, 3) + ")" : "");
     }
-    md << "- " << m.mesh() << " " << m.topo << ": ft2d allreduce " << (hi > 0 ? fmt(lo, 2) + "x to " + fmt(hi, 2) + "x" : "n/a")
+    md << "- " << m.mesh() << " " << m.topo << ": the failed chips alone cost " << fmt(100.0 * 4 / m.chips(), 2)
+       << " % of the throughput for one board (" << m.chips() - 4 << " of " << m.chips() << " chips work) and "
+       << fmt(100.0 * 8 / m.chips(), 2) << " % for two; ft2d allreduce " << (hi > 0 ? fmt(lo, 2) + "x to " + fmt(hi, 2) + "x" : "n/a")
        << " the fault-free time; best throughput: " << best << ".\n";
   }
   md << "\n";
