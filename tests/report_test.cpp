@@ -227,7 +227,7 @@ TEST(ReportPaper, QuickEndToEnd) {
                 f["max_rel"].get<double>() * y * (1 + 1e-9) + 1e-9);
   }
   // Availability: both policies on each 1024-chip-like (largest) machine, goodputs in (0, 1].
-  ASSERT_EQ(data["availability"].size(), 4u);
+  ASSERT_EQ(data["availability"].size(), 6u);  // 2 topologies x (a), (b), (b')
   for (const auto& a : data["availability"]) {
     EXPECT_GT(a["goodput"].get<double>(), 0);
     EXPECT_LE(a["goodput"].get<double>(), 1);
