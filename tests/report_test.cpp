@@ -150,7 +150,9 @@ TEST(ReportPaper, BadInputExits2) {
            {"report"}, {"report", "novel"}, {"report", "paper", "--meshes", "10x16"},
            {"report", "paper", "--sizes", "1MiB"}, {"report", "paper", "--overlap", "2"},
            {"report", "paper", "--max-holes", "3"}, {"report", "paper", "--topologies", "ring"},
-           {"report", "paper", "--jobs", "0"}, {"report", "paper", "--bogus"}}) {
+           {"report", "paper", "--jobs", "0"}, {"report", "paper", "--bogus"},
+           {"report", "paper", "--mesh-sizes", "12x12=1MiB,2MiB"}, {"report", "paper", "--check-factor", "1"},
+           {"report", "paper", "--sizes", "100,200"}, {"report", "paper", "--avail-model", "gpt"}}) {
     std::vector<std::string> argv = {FAULTMESH_BIN};
     argv.insert(argv.end(), a.begin(), a.end());
     const Captured c = run_capture(argv);
