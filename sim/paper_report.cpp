@@ -1026,7 +1026,8 @@ int cmd_report(const std::vector<std::string>& args) {
     md << "\n" << avail_note << "\n![goodput](img/availability.png)\n";
   }
   md << "\n## Files\n\n`paper_data.json` beside this page holds every number above; the figures are in `img/` as PNG "
-     << "and SVG with their gnuplot scripts (`gnuplot img/NAME.gp` redraws one).\n";
+     << "and SVG with their gnuplot scripts (`gnuplot NAME.gp`, run from the directory the report was written from, "
+     << "redraws one).\n";
   data["figures"] = figs;
   write_file_atomic(o.out + "/results.md", md.str());
   write_file_atomic(o.out + "/paper_data.json", data.dump(1) + "\n");
