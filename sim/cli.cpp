@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "sim/options.h"
+#include "sim/paper_report.h"
 #include "sim/report.h"
 #include "sim/sweep.h"
 #include "tb/traffic_run.h"
@@ -32,6 +33,8 @@ const char* kUsage =
     "                 SystemC model router: every flit and credit compared each cycle\n"
     "  sweep          run a parameter sweep spec locally or on Slurm, collect results.csv\n"
     "  plot           draw the figures a sweep's results support (gnuplot PNG + SVG)\n"
+    "  report paper   the paper's experiment: allreduce around holes on 512/1024 chips,\n"
+    "                 training step and availability, docs/results.md with figures\n"
     "\n"
     "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant)\n";
 
@@ -118,7 +121,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "allreduce") return cmd_allreduce(args);
     if (cmd == "sweep") return cmd_sweep(args);
     if (cmd == "plot") return cmd_plot(args);
-    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot");
+    if (cmd == "report") return cmd_report(args);
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot | report");
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;

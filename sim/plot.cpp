@@ -26,6 +26,7 @@
 
 #include "sim/cli.h"
 #include "sim/options.h"
+#include "sim/plot.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
 
@@ -443,6 +444,18 @@ void heatmaps(Plotter& pl, const Results& r, const std::string& dir, int n_point
 }
 
 }  // namespace
+
+void plot_heatmap(const std::string& outdir, const Json& result, const std::string& name,
+                  const std::string& label) {
+  Plotter pl(outdir);
+  heatmap(pl, result, name, label);
+}
+
+void plot_script(const std::string& outdir, const std::string& name, const std::string& body,
+                 const std::string& plot, int w, int h) {
+  Plotter pl(outdir);
+  pl.render(name, body, plot, w, h);
+}
 
 int cmd_plot(const std::vector<std::string>& args) {
   po::options_description desc;

@@ -1,0 +1,21 @@
+# availability: written by faultmesh plot; run `gnuplot availability.gp` to redraw
+$d << EOD
+"32x32_mesh" 0.925493 0.00102124 0.851205 0.00147177 0.979026 0.000424781
+"32x32_torus" 0.925493 0.00102124 0.912755 0.000910708 0.965624 0.000452791
+EOD
+set title 'Goodput of a 28-day job, 1024 chips, board MTBF 8760 h (95 % CI)'
+set ylabel 'goodput'
+set style data histograms
+set style histogram errorbars gap 2 lw 1.5
+set style fill solid 0.85 border -1
+set grid ytics
+set yrange [0.75:1]
+set key below
+set terminal pngcairo size 800,500 noenhanced font 'Sans,11'
+set output 'docs/img/availability.png'
+plot $d using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, '' using 4:5 title '(b) route around (ft2d)' lc 1, '' using 6:7 title '(b) fastest algorithm' lc 3
+unset output
+set terminal svg size 800,500 noenhanced font 'Sans,11' background rgb 'white'
+set output 'docs/img/availability.svg'
+plot $d using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, '' using 4:5 title '(b) route around (ft2d)' lc 1, '' using 6:7 title '(b) fastest algorithm' lc 3
+unset output

@@ -1,0 +1,25 @@
+// faultmesh report paper: the Kumar & Jouppi experiment as one command (docs/results.md).
+// Runs the allreduce cases as child processes, fits time = a + b * bytes per case,
+// extrapolates to ResNet-50 and BERT-large gradients, models the training step, runs the
+// availability Monte Carlo (sim/availability.h) and writes results.md with its figures.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fm {
+
+// Least-squares line y = a + b x through the points, with how well it fits.
+struct LinearFit {
+  bool ok = false;      // at least two distinct x
+  double a = 0, b = 0;
+  int n = 0;
+  double rms = 0;       // root mean square of the residuals (y units)
+  double max_rel = 0;   // largest |residual| / y
+  double at(double x) const { return a + b * x; }
+};
+LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy);
+
+int cmd_report(const std::vector<std::string>& args);
+
+}  // namespace fm
