@@ -232,6 +232,8 @@ std::vector<std::string> point_args(const Point& p, const std::string& json, uin
     const uint64_t at = std::max<uint64_t>(1, (uint64_t)std::llround(frac * (double)ff_cycles));
     a.push_back("--fail-at");
     a.push_back(std::to_string(at) + ":board:" + bstr(p.c.mid_bx, p.c.mid_by));
+    a.push_back("--restart-algo");  // each algorithm recovers with itself
+    a.push_back(p.algo);
   }
   return a;
 }
