@@ -123,11 +123,11 @@ TEST(FaultRecovery, IdleChipFailureNeedsNoRestart) {
 
 // Property: random failure schedules (1-3 failures of chips, boards or links at random
 // times) either complete with exact sums and exact accounting or stop with the
-// partition error. FAULTMESH_FAULT_SEEDS sets how many (default 50, one in five on
+// partition error. FAULTMESH_FAULT_SEEDS sets how many (default 30, one in five on
 // 16x16; the stress label runs 500, CI 150).
 TEST(FaultRecovery, RandomScheduleProperty) {
   const char* env = std::getenv("FAULTMESH_FAULT_SEEDS");
-  const int n = env ? std::atoi(env) : 50;
+  const int n = env ? std::atoi(env) : 30;
   std::string failed;
   for (int seed = 1; seed <= n; ++seed) {
     std::mt19937_64 rng(seed);
