@@ -621,7 +621,7 @@ int cmd_report(const std::vector<std::string>& args) {
      << "- Machines: ";
   for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo << " (" << machines[i].chips() << " chips)";
   md << ". TPU-v3-like defaults of `faultmesh allreduce` (100 GB/s per link direction, 64-byte flits, "
-     << "2 VCs, 4 local lanes, 64 KiB chunks; docs/chip.md, docs/router-microarchitecture.md); boards of 2x2 chips.\n"
+     << "4 VCs, 4 local lanes, chunk auto = bytes/256 within 4..64 KiB; docs/chip.md, docs/router-microarchitecture.md); boards of 2x2 chips.\n"
      << "- Simulated sizes per chip: ";
   for (const auto& [w, h] : o.meshes) {
     const std::string mesh = std::to_string(w) + "x" + std::to_string(h);

@@ -1,11 +1,12 @@
 # slowdown_16x32_mesh: written by faultmesh plot; run `gnuplot slowdown_16x32_mesh.gp` to redraw
 $d << EOD
-"faultfree" 1.00000 1.00000 1.21272
-"board_centre" 3.00029 1.00363 1.20325
-"board_edge" 2.72181 1.00010 1.20325
-"board_corner" 2.72181 1.00010 1.20325
-"two_boards" 3.79895 1.01319 2.51316
-"one_link" 2.31101 1.01983 1.21272
+"faultfree" 1.00000 1.00000 1.24283
+"board_centre" 1.23008 1.00324 1.23312
+"board_edge" 1.23943 1.00104 1.23312
+"board_corner" 1.02652 1.00104 1.23312
+"two_boards" 1.13750 1.01128 1.22340
+"one_link" 1.22293 1.00859 1.24283
+"board_mid" 1.83922 1.61238 1.96478
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 16x32 mesh'
 set ylabel 'slowdown (x)'

@@ -1,11 +1,12 @@
 # slowdown_16x32_torus: written by faultmesh plot; run `gnuplot slowdown_16x32_torus.gp` to redraw
 $d << EOD
-"faultfree" 1.00000 1.00000 0.99386
-"board_centre" 2.63594 1.71870 0.99599
-"board_edge" 1.94969 1.02748 0.99648
-"board_corner" 1.94670 1.02748 0.99648
-"two_boards" 3.50860 11.31840 3.49435
-"one_link" 4.30547 6.48857 0.99386
+"faultfree" 1.00000 1.00000 1.09100
+"board_centre" 1.52702 1.02048 1.09334
+"board_edge" 1.52702 1.02048 1.09388
+"board_corner" 1.43040 1.02048 1.09388
+"two_boards" 1.74348 2.24175 2.01619
+"one_link" 1.48146 2.84753 1.09100
+"board_mid" 2.28708 1.78054 1.88454
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 16x32 torus'
 set ylabel 'slowdown (x)'

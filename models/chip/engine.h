@@ -34,12 +34,10 @@ class CollectiveRun {
   // id: tells this run's packets from an aborted run's (8 bits of every header).
   CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips, int packet_words, uint32_t id = 0);
   uint32_t id() const { return id_; }
-  // Progress: data words applied so far (all chips) out of the schedule's total, and an
-  // optional watcher told once when `watch_words` have been applied (fault triggers).
+  // Progress: data words applied so far (all chips) out of the schedule's total (the
+  // fault controller's progress triggers).
   uint64_t applied_words = 0, total_words = 0;
-  uint64_t watch_words = 0;
   bool aborted = false;  // set by the runtime: a new START builds a fresh run
-  sc_core::sc_event* watch_event = nullptr;
   const coll::Schedule& schedule() const { return *s_; }
   int packets_of(uint32_t x) const {
     return (int)((s_->xfers[x].len + packet_words_ - 1) / packet_words_);
