@@ -208,19 +208,8 @@ int cmd_allreduce(const std::vector<std::string>& args) {
   ro.wave = &wave;
   ro.router_factory = rtl_routers_from(vm, cfg.net, wave);
   const AllreduceResult r = run_allreduce(cfg, ro);
-  auto j = allreduce_json(r);
-  if (ro.router_factory) j["config"]["rtl-routers"] = true;
-  if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
-  if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
-  if (!out.quiet) std::cout << allreduce_summary(r);
-  if (ro.router_factory && !out.quiet) std::cout << "routers         RTL (verilated rtl/fm_router.sv)\n";
-  if (wave.enabled() && !out.quiet) std::cout << "waveform        " << wave.path << "\n";
-  if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
-  if (!r.ok) {
-    std::cerr << "faultmesh: run failed (" << r.stop_reason << "): " << r.message << "\n";
-    return kExitRunFailed;
-  }
-  return kExitOk;
+  return finish_run(out, allreduce_json(r), allreduce_summary(r), "", ro, wave, r.wave_note, r.ok,
+                    r.stop_reason, r.message);
 }
 
 }  // namespace fm

@@ -89,16 +89,23 @@ int cmd_traffic(const std::vector<std::string>& args) {
   ro.wave = &wave;
   ro.router_factory = rtl_routers_from(vm, cfg.net, wave);
   const TrafficResult r = run_traffic(cfg, ro);
-  auto j = result_json(r);
+  return finish_run(out, result_json(r), human_summary(r), "  ", ro, wave, r.wave_note, r.ok,
+                    r.stop_reason, r.message);
+}
+
+int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& summary,
+               const char* indent, const RunOptions& ro, const WaveOptions& wave,
+               const std::string& wave_note, bool ok, const std::string& stop_reason,
+               const std::string& message) {
   if (ro.router_factory) j["config"]["rtl-routers"] = true;
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
-  if (!out.quiet) std::cout << human_summary(r);
-  if (ro.router_factory && !out.quiet) std::cout << "  routers         RTL (verilated rtl/fm_router.sv)\n";
-  if (wave.enabled() && !out.quiet) std::cout << "  waveform        " << wave.path << "\n";
-  if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
-  if (!r.ok) {
-    std::cerr << "faultmesh: run failed (" << r.stop_reason << "): " << r.message << "\n";
+  if (!out.quiet) std::cout << summary;
+  if (ro.router_factory && !out.quiet) std::cout << indent << "routers         RTL (verilated rtl/fm_router.sv)\n";
+  if (wave.enabled() && !out.quiet) std::cout << indent << "waveform        " << wave.path << "\n";
+  if (!wave_note.empty()) std::cerr << "faultmesh: note: " << wave_note << "\n";
+  if (!ok) {
+    std::cerr << "faultmesh: run failed (" << stop_reason << "): " << message << "\n";
     return kExitRunFailed;
   }
   return kExitOk;

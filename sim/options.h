@@ -1,6 +1,7 @@
 // Option groups shared by the subcommands that simulate a network with traffic.
 #pragma once
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "models/network.h"
 #include "sim/cli.h"
 #include "tb/tracer.h"
+#include "tb/traffic_run.h"
 
 namespace fm {
 
@@ -37,6 +39,13 @@ po::options_description wave_options(bool network = true);
 // their validation into a Config (sim/allreduce_cmd.cpp); also used by sweeps.
 po::options_description allreduce_options();
 Config allreduce_config_from(const po::variables_map& vm);
+// The end of every simulating command: writes the JSON/CSV results, prints the summary
+// (and which routers, where the waveform went, the tracer's note; `indent` prefixes
+// those lines) and returns the exit code (kExitRunFailed with the reason when !ok).
+int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& summary,
+               const char* indent, const RunOptions& ro, const WaveOptions& wave,
+               const std::string& wave_note, bool ok, const std::string& stop_reason,
+               const std::string& message);
 // Validates them (throws UsageError naming the option); `net` checks --wave-routers
 // coordinates against the mesh (nullptr for a command without a network).
 WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net);
