@@ -100,7 +100,8 @@ TEST(FaultRecovery, SecondFailureDuringReconfiguration) {
 
 // Rule (docs/faults.md): a failure that kills no participant, loses no flit and cuts no
 // route the running collective uses needs no restart. shrink leaves the chips outside its
-// rectangle idle; killing one of them changes nothing for the collective.
+// rectangle idle; killing one of them, or failing one of its links, changes nothing for
+// the collective.
 TEST(FaultRecovery, IdleChipFailureNeedsNoRestart) {
   Config c = base(8, 8);
   c.coll.algo = coll::Algo::Shrink;
@@ -114,11 +115,24 @@ TEST(FaultRecovery, IdleChipFailureNeedsNoRestart) {
   for (int i = 0; i < 64 && idle < 0; ++i)
     if (!f.chip_dead(i) && !s.participant[i]) idle = i;
   ASSERT_GE(idle, 0) << "shrink should leave some live chip idle here";
+  Config link = c;  // a link of that idle chip: no route of the collective uses it
   c.net.faults.timed.push_back(at("1500:chip:" + std::to_string(idle % 8) + "," + std::to_string(idle / 8)));
   const auto j = run(c);
   expect_recovered(j, "idle chip");
   EXPECT_EQ(j.value("restarts", 1), 0);
   EXPECT_TRUE(has_event(j, "no restart")) << j["timeline"].dump();
+  const Topology2D& t = f.topology();
+  for (Port p : {kNorth, kEast, kSouth, kWest}) {
+    if (t.neighbour(idle, p) < 0 || f.link_dead(idle, p)) continue;
+    link.net.faults.timed.push_back(at("1500:link:" + std::to_string(idle % 8) + "," +
+                                       std::to_string(idle / 8) + ":" + port_name(p)));
+    break;
+  }
+  ASSERT_EQ(link.net.faults.timed.size(), 1u);
+  const auto k = run(link);
+  expect_recovered(k, "idle chip's link");
+  EXPECT_EQ(k.value("restarts", 1), 0);
+  EXPECT_TRUE(has_event(k, "no restart")) << k["timeline"].dump();
 }
 
 // Property: random failure schedules (1-3 failures of chips, boards or links at random
