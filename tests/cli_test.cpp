@@ -13,38 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/cli_util.h"
+
+using namespace fm::test;
+
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string tmpdir() {
-  static std::string d = [] {
-    char t[] = "/tmp/faultmesh_cli_XXXXXX";
-    return std::string(mkdtemp(t));
-  }();
-  return d;
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-Outcome run(const std::string& args) {
-  static int n = 0;
-  const std::string o = tmpdir() + "/o" + std::to_string(n) + ".txt";
-  const std::string e = tmpdir() + "/e" + std::to_string(n++) + ".txt";
-  const std::string cmd = std::string(FAULTMESH_BIN) + " " + args + " >" + o + " 2>" + e;
-  const int st = std::system(cmd.c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
-}
-
-bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
 
 }  // namespace
 

@@ -18,39 +18,12 @@
 #include "sim/sweep.h"
 #include "models/config.h"
 
+#include "tests/cli_util.h"
+
+using namespace fm::test;
+
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string tmpdir() {
-  static std::string d = [] {
-    char t[] = "/tmp/faultmesh_sweep_XXXXXX";
-    return std::string(mkdtemp(t));
-  }();
-  return d;
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
-
-// Runs faultmesh with `args`; `env` is prepended to the shell command (e.g. PATH=...).
-Outcome run(const std::string& args, const std::string& env = "") {
-  static int n = 0;
-  const std::string o = tmpdir() + "/o" + std::to_string(n) + ".txt";
-  const std::string e = tmpdir() + "/e" + std::to_string(n++) + ".txt";
-  const std::string cmd = env + " " + std::string(FAULTMESH_BIN) + " " + args + " >" + o + " 2>" + e;
-  const int st = std::system(cmd.c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
-}
 
 std::string write_spec(const std::string& name, const std::string& text) {
   const std::string p = tmpdir() + "/" + name;

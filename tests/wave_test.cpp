@@ -23,35 +23,11 @@
 using namespace fm;
 using namespace fm::test;
 
+#include "tests/cli_util.h"
+
+
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string tmpdir() {
-  static std::string d = [] {
-    char t[] = "/tmp/faultmesh_wave_XXXXXX";
-    return std::string(mkdtemp(t));
-  }();
-  return d;
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-Outcome run(const std::string& args) {
-  static int n = 0;
-  const std::string o = tmpdir() + "/o" + std::to_string(n) + ".txt";
-  const std::string e = tmpdir() + "/e" + std::to_string(n++) + ".txt";
-  const int st = std::system((std::string(FAULTMESH_BIN) + " " + args + " >" + o + " 2>" + e).c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
-}
 
 // Files in directory d whose name contains `part`.
 std::vector<std::string> files_with(const std::string& d, const std::string& part) {
