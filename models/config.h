@@ -41,7 +41,10 @@ struct TimedFault {
   Coord at;              // chip or board coordinates (kChip, kBoard)
   LinkFault link;        // kLink
   Cycle cycle = kNever;  // trigger by cycle ...
-  double percent = -1;   // ... or by progress, in [0, 100)
+  double percent = -1;   // ... or by progress, in [0, 100) ...
+  std::string phase;     // ... or when the running collective starts this phase (normalised
+                         // name, phase_key()), `cycle` cycles later (then an offset, default 0)
+  bool by_phase() const { return !phase.empty(); }
 };
 
 // What has failed (models/fault/fault_set.h turns this into per-chip, per-link state).

@@ -70,7 +70,8 @@ po::options_description collective_options() {
      "compute time of a training step before the allreduce, microseconds")
     ("fail-at", po::value<std::vector<std::string>>()->composing(),
      "a failure during the run: WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway], "
-     "WHEN a cycle (120000) or a share of the data reduced (50%); repeatable (docs/faults.md)")
+     "WHEN a cycle (120000), a share of the data reduced (50%) or the start of a phase "
+     "(@reduce-scatter-y, @all-gather-x+500: that many cycles later); repeatable (docs/faults.md)")
     ("detect-cycles", po::value<uint64_t>()->default_value(d.recovery.detect),
      "cycles from a failure until the neighbours report it")
     ("drain-quiet", po::value<uint64_t>()->default_value(d.recovery.quiet),
@@ -165,6 +166,8 @@ std::string allreduce_summary(const AllreduceResult& r) {
     << (r.stop_reason == "partitioned" ? "run stopped, flits left in the network"
                                          : r.conservation_ok ? "conserved" : "NOT conserved") << "\n";
   for (const TimelineEvent& e : r.timeline) s << "timeline        cycle " << e.cycle << ": " << e.what << "\n";
+  for (const std::string& f : r.untriggered)
+    s << "not triggered   --fail-at " << f << " (the collective finished first)\n";
   s << "verified        " << (r.verified ? (*r.verified ? "yes: every participant holds the exact sum" : "NO") : "not checked (--verify on to check)") << "\n";
   if (c.chip.compute_us > 0) s << "step time       " << r.step_time_us << " us (compute " << c.chip.compute_us << " + allreduce)\n";
   s << "speed           " << r.router_cycles_per_second << " router-cycles/s, " << r.wall_seconds

@@ -21,7 +21,6 @@ namespace {
 using Clk = std::chrono::steady_clock;
 double since(Clk::time_point t) { return std::chrono::duration<double>(Clk::now() - t).count(); }
 
-uint32_t element_bytes(DType d) { return d == DType::Bf16 ? 2 : 4; }
 
 // The descriptor every chip gets: the whole live set, the buffer at HBM address 0.
 Descriptor descriptor_of(const Config& c, const FaultSet& f) {
@@ -72,6 +71,14 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   bool collective_running() const override { return run_ && !finished_ && !aborted_; }
   double progress() const override {
     return run_ && run_->total_words ? (double)run_->applied_words / run_->total_words : 0.0;
+  }
+  Cycle phase_started(const std::string& key) const override {
+    Cycle first = kNever;
+    if (!run_) return first;
+    const std::vector<std::string>& names = run_->schedule().phase_names;
+    for (size_t p = 0; p < names.size(); ++p)
+      if (phase_matches(key, names[p])) first = std::min(first, run_->phase_start[p]);
+    return first;
   }
   bool touched_by(const FaultSet& f) const override {
     const coll::Schedule& s = run_->schedule();
@@ -238,6 +245,21 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     return t;
   }();
 
+  // A phase trigger must name a phase of the collective as it starts (it may also fire
+  // in a restarted run that has a phase of that name).
+  for (const TimedFault& f : timed) {
+    if (!f.by_phase()) continue;
+    const std::vector<std::string>& names = first->schedule().phase_names;
+    std::string have;
+    bool found = false;
+    for (const std::string& p : names) {
+      found |= phase_matches(f.phase, p);
+      have += (have.empty() ? "" : ", ") + phase_key(p);
+    }
+    if (!found)
+      throw ConfigError("--fail-at " + to_string(f) + ": the " + coll::to_string(cfg.coll.algo) +
+                        " allreduce has no phase '" + f.phase + "'; its phases: " + have);
+  }
   if (opt.router_factory && opt.wave && opt.wave->enabled())
     throw ConfigError("waveforms need the SystemC model routers");
   if (opt.router_factory && !timed.empty())
@@ -326,6 +348,10 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     r.timeline = ctl->timeline();
     r.drops = ctl->drops();
     r.restarts = ctl->restarts();
+    for (size_t i = 0; i < timed.size(); ++i)
+      if (std::find(ctl->applied_indices().begin(), ctl->applied_indices().end(), i) ==
+          ctl->applied_indices().end())
+        r.untriggered.push_back(to_string(timed[i]));
   }
   for (const auto& ch : chips)
     if (ch) r.discarded_abort += ch->engine().discarded_flits();
@@ -363,11 +389,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   // Bounds (docs/collectives.md): the final schedule's busiest resource on the final
   // routes, and what any allreduce of the live chips could do on the final topology.
   NetworkConfig fin_cfg = cfg.net;
-  fin_cfg.faults = with_timed(cfg.net.faults, [&] {
-    std::vector<size_t> all(timed.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    return ctl ? std::vector<size_t>(all.begin(), all.begin() + ctl->applied()) : std::vector<size_t>();
-  }());
+  fin_cfg.faults = with_timed(cfg.net.faults, ctl ? ctl->applied_indices() : std::vector<size_t>());
   const std::vector<RouteTable> fin_tables = timed.empty() ? rs.tables : build_routes(fin_cfg, fin).tables;
   const coll::ScheduleLoad load = coll::schedule_load(sched, fin.topology(), fin_tables);
   r.max_link_words = load.max_link_words;
@@ -484,6 +506,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["algo"] = coll::to_string(r.config.coll.algo);
   j["bytes"] = r.config.coll.bytes;
   j["cycles"] = r.cycles;
+  j["start_cycle"] = r.start_cycle;  // phases' start/end count from here
   j["time_us"] = r.time_us;
   j["step_time_us"] = r.step_time_us;
   j["algbw_GBps"] = r.algbw_GBps;
@@ -521,6 +544,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   nlohmann::ordered_json tl = nlohmann::ordered_json::array();
   for (const TimelineEvent& e : r.timeline) tl.push_back({{"cycle", e.cycle}, {"event", e.what}});
   j["timeline"] = tl;
+  j["faults_not_triggered"] = r.untriggered;
   nlohmann::ordered_json us = nlohmann::ordered_json::array();
   for (const auto& [c, u] : r.util_series) us.push_back({{"cycle", c}, {"utilization", u}});
   j["link_utilization_over_time"] = us;

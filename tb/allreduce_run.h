@@ -51,6 +51,7 @@ struct AllreduceResult {
   std::string wave_note;         // what the waveform tracer had to say ("" = nothing)
   // Failures during the run (docs/faults.md).
   std::vector<TimelineEvent> timeline;
+  std::vector<std::string> untriggered;  // --fail-at values whose trigger never came
   Drops drops;                   // lost in the network, by reason
   uint64_t discarded_abort = 0;  // ejected but belonging to an aborted run
   uint64_t flits_delivered = 0;  // ejected and used

@@ -76,6 +76,56 @@ TEST(FaultRecovery, ChipBoardLinkInEveryPhase) {
     }
 }
 
+// A phase trigger fires a given number of cycles after the collective starts the phase:
+// up to the failure the run is the fault-free run (same seed, same schedule), so the
+// fault-free run's phase start plus the delay is the failure's cycle. "reduce-scatter-y"
+// names a phase of 2d xy; the delay (100) is beyond the 16-cycle polling interval, so the
+// cycle is exact.
+TEST(FaultRecovery, PhaseTriggerFiresAtThePhaseStartPlusItsDelay) {
+  const auto clean = run(base(8, 8));
+  Cycle phase_start = kNever;
+  for (const auto& p : clean["phases"])
+    if (p["name"] == "reduce-scatter y") phase_start = clean["start_cycle"].get<Cycle>() + p["start"].get<Cycle>();
+  ASSERT_NE(phase_start, kNever) << clean["phases"].dump();
+  for (const char* what : {"chip:3,4", "link:4,4:N"}) {
+    Config c = base(8, 8);
+    c.net.faults.timed.push_back(at(std::string("@reduce-scatter-y+100:") + what));
+    const auto j = run(c);
+    expect_recovered(j, what);
+    ASSERT_TRUE(has_event(j, "fault:")) << what;
+    EXPECT_EQ(j["timeline"][0]["cycle"].get<Cycle>(), phase_start + 100) << what << " " << j["timeline"].dump();
+    EXPECT_EQ(j.value("restarts", 0), 1) << what;
+  }
+  // A phase the algorithm does not have is bad input, naming the phases it has.
+  Config bad = base(8, 8);
+  bad.net.faults.timed.push_back(at("@fold-leaves:chip:3,4"));
+  const auto err = in_child([bad]() -> nlohmann::json {
+    try {
+      run_allreduce(bad);
+      return "accepted";
+    } catch (const ConfigError& e) {
+      return std::string("ConfigError: ") + e.what();
+    }
+  });
+  EXPECT_EQ(err.get<std::string>().rfind("ConfigError: ", 0), 0u) << err;
+  EXPECT_NE(err.get<std::string>().find("its phases: reduce-scatter-x, reduce-scatter-y"), std::string::npos) << err;
+}
+
+// A failure whose trigger never comes (a cycle after the end) changes nothing: it is
+// listed as not triggered, and time, bounds, timeline and drops equal the run without it.
+TEST(FaultRecovery, UntriggeredFailureChangesNothing) {
+  Config one = base(8, 8);
+  one.net.faults.timed = {at("30%:chip:5,5")};
+  Config two = base(8, 8);
+  two.net.faults.timed = {at("99999999:board:0,0"), at("30%:chip:5,5")};
+  const auto a = run(one), b = run(two);
+  expect_recovered(b, "untriggered + triggered");
+  EXPECT_EQ(b["faults_not_triggered"], nlohmann::json::array({"99999999:board:0,0"}));
+  EXPECT_EQ(a["faults_not_triggered"], nlohmann::json::array());
+  for (const char* k : {"cycles", "live_chips", "bound_cycles", "topo_bound_cycles", "timeline", "flits_dropped"})
+    EXPECT_EQ(a[k], b[k]) << k;
+}
+
 TEST(FaultRecovery, PartitionStopsCleanlyNamingTheCutOffChip) {
   Config c = base(6, 6);
   c.net.faults.timed = {at("2000:chip:0,1"), at("2000:chip:1,0")};

@@ -39,7 +39,8 @@ Drops FaultController::drops() const {
   return d;
 }
 
-// Cycle triggers fire exactly; progress triggers are checked every 16 cycles.
+// Cycle triggers fire exactly; progress and phase triggers are checked every 16 cycles
+// (a phase trigger's delay then counts exactly from the phase's first cycle).
 void FaultController::killer() {
   const std::vector<TimedFault>& ev = cfg_.net.faults.timed;
   std::vector<size_t> pending;
@@ -50,9 +51,15 @@ void FaultController::killer() {
     bool any = false;
     for (auto it = pending.begin(); it != pending.end();) {
       const TimedFault& f = ev[*it];
-      const bool due = f.percent >= 0
-                           ? host_.collective_running() && host_.progress() * 100.0 >= f.percent
-                           : t >= f.cycle;
+      bool due;
+      if (f.by_phase()) {
+        const Cycle s = host_.collective_running() ? host_.phase_started(f.phase) : kNever;
+        due = s != kNever && t >= s + f.cycle;
+      } else if (f.percent >= 0) {
+        due = host_.collective_running() && host_.progress() * 100.0 >= f.percent;
+      } else {
+        due = t >= f.cycle;
+      }
       if (due) {
         apply(*it);
         it = pending.erase(it);
@@ -66,7 +73,12 @@ void FaultController::killer() {
     Cycle next = kNever;
     for (size_t i : pending) {
       const TimedFault& f = ev[i];
-      next = std::min(next, f.percent >= 0 ? t + 16 : std::max(f.cycle, t + 1));
+      if (f.by_phase()) {
+        const Cycle s = host_.collective_running() ? host_.phase_started(f.phase) : kNever;
+        next = std::min(next, s == kNever ? t + 16 : std::max(s + f.cycle, t + 1));
+      } else {
+        next = std::min(next, f.percent >= 0 ? t + 16 : std::max(f.cycle, t + 1));
+      }
     }
     wait(period * (double)(next - t));
   }

@@ -1,6 +1,7 @@
 // The fault controller: executes a schedule of failures during a run (--fail-at) and
 // recovers from each (docs/faults.md):
-//   1. fault: at its cycle (or when the collective reaches a share of its data) the chip,
+//   1. fault: at its cycle (or when the collective reaches a share of its data or starts a
+//      phase) the chip,
 //      board or link dies: routers stop, links go dark, the flits they hold are lost and
 //      counted; neighbours' credits toward the dead part are frozen.
 //   2. detection: `detect` cycles later (missing heartbeats/credits) the controller knows.
@@ -36,6 +37,9 @@ class RecoveryHost {
   virtual bool collective_running() const = 0;
   // Share of the running collective's data applied so far, in [0, 1].
   virtual double progress() const = 0;
+  // First cycle the running collective worked on a phase named by `key` (phase_matches),
+  // or kNever (not yet, or no such phase).
+  virtual Cycle phase_started(const std::string& key) const = 0;
   // Whether the running collective must restart on this fault set: a participant is
   // dead or one of its transfers is routed over a dead link (tables as loaded now).
   virtual bool touched_by(const FaultSet& f) const = 0;
@@ -77,6 +81,9 @@ class FaultController : public sc_core::sc_module {
   int restarts() const { return restarts_; }
   // Failures applied and recoveries finished (a run is settled when they are equal).
   int applied() const { return (int)applied_.size(); }
+  // Indices into cfg.net.faults.timed of the failures applied, in the order applied (a
+  // trigger that never came, e.g. a cycle after the end, is not among them).
+  const std::vector<size_t>& applied_indices() const { return applied_; }
   bool settled() const { return handled_ == (int)applied_.size() && !recovering_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "models/fault/fault_set.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <queue>
@@ -217,16 +218,30 @@ std::string parse_timed_fault(const std::string& s, TimedFault* out) {
   TimedFault f;
   try {
     size_t pos = 0;
-    if (!when.empty() && when.back() == '%') {
+    if (!when.empty() && when[0] == '@') {
+      const size_t plus = when.find('+');
+      f.phase = phase_key(when.substr(1, plus == std::string::npos ? std::string::npos : plus - 1));
+      if (f.phase.empty() || f.phase != when.substr(1, plus == std::string::npos ? std::string::npos : plus - 1))
+        return "a phase trigger is @NAME[+CYCLES], NAME in lower case with '-' for spaces, "
+               "e.g. @reduce-scatter-y or @all-gather-x+500";
+      f.cycle = 0;
+      if (plus != std::string::npos) {
+        const std::string d = when.substr(plus + 1);
+        const long long c = d.empty() || !std::isdigit((unsigned char)d[0]) ? -1 : std::stoll(d, &pos);
+        if (c < 0 || pos != d.size()) return "the delay after @" + f.phase + "+ must be a whole number of cycles";
+        f.cycle = (Cycle)c;
+      }
+    } else if (!when.empty() && when.back() == '%') {
       f.percent = std::stod(when.substr(0, when.size() - 1), &pos);
       if (pos != when.size() - 1 || !(f.percent >= 0 && f.percent < 100)) return "progress must be in [0, 100)%";
     } else {
       const long long c = std::stoll(when, &pos);
-      if (pos != when.size() || c < 0) return "WHEN must be a cycle >= 0 or a progress like 50%";
+      if (pos != when.size() || c < 0)
+        return "WHEN must be a cycle >= 0, a progress like 50% or a phase like @reduce-scatter-y";
       f.cycle = (Cycle)c;
     }
   } catch (...) {
-    return "WHEN must be a cycle >= 0 or a progress like 50%";
+    return "WHEN must be a cycle >= 0, a progress like 50% or a phase like @reduce-scatter-y";
   }
   const size_t c2 = rest.find(':');
   if (c2 == std::string::npos) return "expected a kind (chip, board, link) and its place after WHEN:";
@@ -246,6 +261,7 @@ std::string parse_timed_fault(const std::string& s, TimedFault* out) {
 
 std::string to_string(const TimedFault& f) {
   std::string when = f.percent >= 0 ? std::to_string(f.percent) + "%" : std::to_string(f.cycle);
+  if (f.by_phase()) when = "@" + f.phase + (f.cycle ? "+" + std::to_string(f.cycle) : "");
   if (f.percent >= 0) {
     char b[32];
     std::snprintf(b, sizeof b, "%g%%", f.percent);
@@ -257,6 +273,23 @@ std::string to_string(const TimedFault& f) {
     case TimedFault::kLink: return when + ":link:" + to_string(f.link);
   }
   return when;
+}
+
+std::string phase_key(const std::string& phase_name) {
+  std::string k;
+  for (char ch : phase_name) {
+    if (ch == '(' || ch == ')') continue;
+    if (ch == ' ' || ch == '_') ch = '-';
+    if (ch == '-' && (k.empty() || k.back() == '-')) continue;
+    k += (char)std::tolower((unsigned char)ch);
+  }
+  while (!k.empty() && k.back() == '-') k.pop_back();
+  return k;
+}
+
+bool phase_matches(const std::string& key, const std::string& phase_name) {
+  const std::string p = phase_key(phase_name);
+  return p.compare(0, key.size(), key) == 0 && (p.size() == key.size() || p[key.size()] == '-');
 }
 
 FaultConfig with_timed(const FaultConfig& f, const std::vector<size_t>& upto) {

@@ -47,10 +47,17 @@ bool parse_link_fault(const std::string& s, LinkFault* out);
 void read_fault_file(const std::string& path, FaultConfig* out);
 std::string to_string(const LinkFault& l);
 // Parses a --fail-at value: "WHEN:chip:x,y", "WHEN:board:bx,by" or
-// "WHEN:link:x,y:D[:oneway]", WHEN a cycle ("120000") or a progress ("50%"). Returns ""
-// or what is wrong.
+// "WHEN:link:x,y:D[:oneway]", WHEN a cycle ("120000"), a progress ("50%") or a phase of
+// the running collective with an optional delay ("@reduce-scatter-y", "@all-gather-x+500").
+// Returns "" or what is wrong.
 std::string parse_timed_fault(const std::string& s, TimedFault* out);
 std::string to_string(const TimedFault& f);
+// A collective phase name as the command line writes it: lower case, spaces and '_'
+// become '-', parentheses go ("reduce-scatter y (xy half)" -> "reduce-scatter-y-xy-half").
+std::string phase_key(const std::string& phase_name);
+// Whether a phase trigger `key` names this phase: the whole key, or a prefix of it that
+// ends at a '-' ("reduce-scatter-y" names both halves of order both).
+bool phase_matches(const std::string& key, const std::string& phase_name);
 // The fault configuration with the timed faults in `upto` (indices) made permanent.
 FaultConfig with_timed(const FaultConfig& f, const std::vector<size_t>& upto);
 
