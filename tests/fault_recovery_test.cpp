@@ -96,6 +96,14 @@ TEST(FaultRecovery, PhaseTriggerFiresAtThePhaseStartPlusItsDelay) {
     EXPECT_EQ(j["timeline"][0]["cycle"].get<Cycle>(), phase_start + 100) << what << " " << j["timeline"].dump();
     EXPECT_EQ(j.value("restarts", 0), 1) << what;
   }
+  // Every phase of 2d by name: a board failing 20 cycles into it.
+  for (const char* ph : {"reduce-scatter-x", "reduce-scatter-y", "all-gather-y", "all-gather-x"}) {
+    Config c = base(8, 8);
+    c.net.faults.timed.push_back(at(std::string("@") + ph + "+20:board:2,1"));
+    const auto j = run(c);
+    expect_recovered(j, ph);
+    EXPECT_EQ(j.value("restarts", 0), 1) << ph;
+  }
   // A phase the algorithm does not have is bad input, naming the phases it has.
   Config bad = base(8, 8);
   bad.net.faults.timed.push_back(at("@fold-leaves:chip:3,4"));
