@@ -103,6 +103,8 @@ struct RunConfig {
   Cycle cycles = 20000;        // measurement window (cycles of injection after warm-up)
   Cycle max_drain = 1000000;   // guard: most cycles spent draining after injection stops
   Cycle watchdog = 10000;      // guard: cycles without any flit moving while flits wait
+  Cycle max_cycles = 0;        // guard (allreduce): stop after this many cycles; 0 = auto
+                               // (allreduce_cycle_limit(), tb/allreduce_run.h)
   Cycle util_window = 1024;    // allreduce: link utilization sampled per window (multiple of 256)
   uint64_t seed = 1;
 };

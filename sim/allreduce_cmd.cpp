@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -79,7 +80,10 @@ po::options_description collective_options() {
     ("restart-algo", po::value<std::string>()->default_value(coll::to_string(d.recovery.restart_algo)),
      "the algorithm the collective restarts with after a failure")
     ("watchdog", po::value<uint64_t>()->default_value(d.run.watchdog),
-     "stop when no flit moves for this many cycles while work waits");
+     "stop when no flit moves for this many cycles while work waits")
+    ("max-cycles", po::value<std::string>()->default_value("auto"),
+     "stop when the allreduce has not finished after this many cycles "
+     "(auto: 16x the busiest chip's own traffic, docs/errors.md)");
   return o;
 }
 
@@ -140,6 +144,20 @@ void collective_from(const po::variables_map& vm, Config* c) {
     throw UsageError("--restart-algo " + str("restart-algo") + ": allowed " + coll::kAlgoNames);
   c->run.watchdog = vm["watchdog"].as<uint64_t>();
   if (c->run.watchdog < 1) throw UsageError("--watchdog must be >= 1 cycle");
+  const std::string mc = str("max-cycles");
+  if (mc == "auto") {
+    c->run.max_cycles = 0;
+  } else {
+    uint64_t v = 0;
+    size_t pos = 0;
+    try {
+      if (!mc.empty() && std::isdigit((unsigned char)mc[0])) v = std::stoull(mc, &pos);
+    } catch (...) {
+      pos = 0;
+    }
+    if (pos != mc.size() || v < 1) throw UsageError("--max-cycles " + mc + ": allowed auto or a whole number of cycles >= 1");
+    c->run.max_cycles = v;
+  }
 }
 
 std::string allreduce_summary(const AllreduceResult& r) {
@@ -163,8 +181,10 @@ std::string allreduce_summary(const AllreduceResult& r) {
     << ", dropped " << r.drops.total() + r.discarded_abort << " (dead router " << r.drops.dead_router
     << ", dead link " << r.drops.dead_link << ", dead destination " << r.drops.dead_destination
     << ", flushed " << r.drops.flushed << ", aborted " << r.discarded_abort << "): "
-    << (r.stop_reason == "partitioned" ? "run stopped, flits left in the network"
-                                         : r.conservation_ok ? "conserved" : "NOT conserved") << "\n";
+    << (r.conservation_ok ? "conserved"
+        : r.stop_reason == "accounting" ? "NOT conserved"
+                                        : "run stopped, flits left in the network")
+    << "\n";
   for (const TimelineEvent& e : r.timeline) s << "timeline        cycle " << e.cycle << ": " << e.what << "\n";
   for (const std::string& f : r.untriggered)
     s << "not triggered   --fail-at " << f << " (the collective finished first)\n";

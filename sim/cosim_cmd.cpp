@@ -22,6 +22,8 @@ int cmd_cosim(const std::vector<std::string>& args) {
     ("arbiter", po::value<std::string>()->default_value("rr"), "arbiter pointer rule: rr | islip")
     ("cycles", po::value<long long>()->default_value(100000), "cycles to simulate, >= 1")
     ("seed", po::value<long long>()->default_value(1), "stimulus seed, 0..4294967295")
+    ("watchdog", po::value<long long>()->default_value(10000),
+     "fail when no flit leaves either router for this many cycles while flits wait, >= 1")
     ("json", po::value<std::string>(), "write agreed/cycles/flits_compared/credits_compared/mismatch here");
   desc.add(wave_options(false));
   po::variables_map vm;
@@ -41,6 +43,8 @@ int cmd_cosim(const std::vector<std::string>& args) {
   if (cycles < 1) throw UsageError("--cycles " + std::to_string(cycles) + ": must be >= 1");
   if (seed < 0 || seed > 0xffffffffLL)
     throw UsageError("--seed " + std::to_string(seed) + ": allowed 0..4294967295");
+  const long long watchdog = vm["watchdog"].as<long long>();
+  if (watchdog < 1) throw UsageError("--watchdog " + std::to_string(watchdog) + ": must be >= 1 cycle");
   RtlConfig cfg;
   cfg.vcs = vm["vcs"].as<int>();
   cfg.buf = vm["buf"].as<int>();
@@ -57,12 +61,13 @@ int cmd_cosim(const std::vector<std::string>& args) {
   CosimParams p;
   p.cycles = (uint64_t)cycles;
   p.seed = (uint32_t)seed;
+  p.watchdog = (uint64_t)watchdog;
   p.wave = &wave;
   const CosimResult r = run_cosim(cfg, p);
   if (!r.wave_note.empty()) std::cerr << "faultmesh: note: " << r.wave_note << "\n";
   if (!json.empty()) write_file_atomic(json, to_json(r).dump(2) + "\n");
   if (!r.agreed) {
-    std::cout << "faultmesh cosim " << cfg.name() << ", seed " << seed << ": MISMATCH after " << r.cycles
+    std::cout << "faultmesh cosim " << cfg.name() << ", seed " << seed << (r.mismatch.find(": watchdog:") != std::string::npos ? ": STOPPED (watchdog) after " : ": MISMATCH after ") << r.cycles
               << " cycles (" << r.flits_compared << " flits, " << r.credits_compared
               << " credits compared)\n  " << r.mismatch << "\n";
     return kExitRunFailed;

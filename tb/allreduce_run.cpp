@@ -211,6 +211,18 @@ bool verifies(const Config& c) {
   return words * 8.0 * c.net.chips() <= (double)(1ULL << 30);
 }
 
+Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle compute_cycles) {
+  const NetworkConfig& n = c.net;
+  const double rtt = n.pipeline + n.link_latency + n.credit_latency + 1;
+  const double slow = std::max({1.0, n.link_gbps / c.chip.hbm_gbps, n.link_gbps / c.chip.reduce_gbps,
+                                rtt / ((double)n.buf * n.vcs)});
+  const double per_run = 16.0 * slow * (double)flits_per_chip + 100000.0;
+  const double failures = (double)n.faults.timed.size();
+  const double recovery = c.recovery.detect + c.recovery.max_drain + 10000.0;
+  const double total = compute_cycles + (1 + failures) * per_run + failures * recovery;
+  return total >= 1e18 ? (Cycle)1e18 : (Cycle)total;
+}
+
 AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   AllreduceResult r;
   Config cfg = cfg_in;
@@ -316,8 +328,24 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   uint64_t sent_before = 0;
   size_t fault_marks = 0;
   bool ok = true;
+  const Cycle max_cycles = cfg.run.max_cycles
+                               ? cfg.run.max_cycles
+                               : allreduce_cycle_limit(cfg, (first_flits + first->schedule().participants() - 1) /
+                                                                std::max(1, first->schedule().participants()),
+                                                       compute_cycles);
+  r.max_cycles = max_cycles;
   while (ok && !host.finished()) {
-    ok = drv.run_until(drv.done() + 256, 256);
+    if (drv.done() >= max_cycles) {
+      r.stop_reason = "max-cycles";
+      r.message = "max-cycles: the allreduce had not finished after " + std::to_string(drv.done()) +
+                  " cycles (" + std::to_string(host.progress() * 100.0).substr(0, 5) +
+                  " % of the running collective's data reduced; limit --max-cycles " +
+                  (cfg.run.max_cycles ? std::to_string(max_cycles) : "auto = " + std::to_string(max_cycles)) +
+                  "); raise --max-cycles if this configuration is legitimately this slow";
+      ok = false;
+      break;
+    }
+    ok = drv.run_until(std::min<Cycle>(drv.done() + 256, max_cycles), 256);
     if (tracer && ctl && ctl->timeline().size() > fault_marks) {
       for (; fault_marks < ctl->timeline().size(); ++fault_marks) {
         const TimelineEvent& e = ctl->timeline()[fault_marks];
@@ -487,6 +515,7 @@ nlohmann::ordered_json allreduce_config_json(const Config& c) {
   j["reduce-bw"] = c.chip.reduce_gbps;
   j["compute-us"] = c.chip.compute_us;
   j["watchdog"] = c.run.watchdog;
+  j["max-cycles"] = c.run.max_cycles ? nlohmann::ordered_json(c.run.max_cycles) : nlohmann::ordered_json("auto");
   faults_json(c.net.faults, &j);
   nlohmann::ordered_json at = nlohmann::ordered_json::array();
   for (const TimedFault& t : c.net.faults.timed) at.push_back(to_string(t));
@@ -507,6 +536,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["bytes"] = r.config.coll.bytes;
   j["cycles"] = r.cycles;
   j["start_cycle"] = r.start_cycle;  // phases' start/end count from here
+  j["max_cycles_limit"] = r.max_cycles;  // the max-cycles guard in force
   j["time_us"] = r.time_us;
   j["step_time_us"] = r.step_time_us;
   j["algbw_GBps"] = r.algbw_GBps;

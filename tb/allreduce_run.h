@@ -30,13 +30,14 @@ struct AllreduceResult {
   RouteSet routes_info;
   RouteCheck route_check;
   bool ok = false;               // completed, no violation, sums right when verified
-  std::string stop_reason;       // "done", "watchdog", "violation", "refused", "wrong-sum"
+  std::string stop_reason;       // "done", "watchdog", "max-cycles", "violation", "refused", "partitioned", "accounting", "wrong-sum"
   std::string message;
   std::optional<bool> verified;  // nullopt: not verifying
   int live_chips = 0, participants = 0;
   uint64_t words = 0;            // flits of data per chip
   size_t transfers = 0;
   Cycle start_cycle = 0, end_cycle = 0, cycles = 0;  // the allreduce alone
+  Cycle max_cycles = 0;          // the max-cycles guard in force (RunConfig::max_cycles or auto)
   double time_us = 0, step_time_us = 0;              // step = compute + allreduce
   double algbw_GBps = 0, busbw_GBps = 0;
   double bound_cycles = 0, topo_bound_cycles = 0, bound_ratio = 0, topo_bound_ratio = 0;
@@ -62,6 +63,15 @@ struct AllreduceResult {
 
 // Throws ConfigError for a configuration the model cannot build (bad fault set, an
 // algorithm refusing the fault set, verify needing too much memory).
+// The max-cycles guard's automatic limit: far above any legitimate run, so it only stops
+// a run that would never end (a livelock, restarts without end), yet finite. Per run
+// (the first and one per failure): 16x the chip's own flits at the slowest of its link,
+// HBM and reduction rates (a run is never 16x slower than its busiest chip's injection,
+// docs/errors.md), scaled up when the credit loop cannot keep a link busy (buf*vcs below
+// the round trip), plus 100,000 cycles of latency; plus the compute time and each
+// failure's detection and drain.
+Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle compute_cycles);
+
 AllreduceResult run_allreduce(const Config& cfg, const RunOptions& opt = {});
 
 nlohmann::ordered_json allreduce_config_json(const Config& c);

@@ -328,6 +328,13 @@ class CosimBench : public sc_core::sc_module, public Clocked {
       ++res_.cycles;
       for (int q = 0; q < kNumPorts; ++q) res_.flits_model += mo.valid[q];
       if (rec_) trace(m, err);
+      bool moved = false;
+      for (int q = 0; q < kNumPorts; ++q) moved |= mo.valid[q] || ro.valid[q];
+      if (moved || router_.buffered_flits() == 0) last_move_ = m;
+      if (err.empty() && m - last_move_ >= p_.watchdog)
+        err = "cycle " + std::to_string(m) + ": watchdog: no flit left either router for " +
+              std::to_string(m - last_move_) + " cycles while the model router holds " +
+              std::to_string(router_.buffered_flits()) + " flit(s) (a deadlock both designs share)";
       if (!err.empty()) {
         // One more edge: an RTL assertion about this cycle's inputs fires at the edge
         // that ends it.
@@ -357,6 +364,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
   const int vcs_, buf_;
   const rtl::RouterCfg rtl_cfg_;  // the same configuration, for the RTL's pins
   CosimParams p_;
+  Cycle last_move_ = 0;  // last cycle a flit left either router (or the model was empty)
   std::mt19937_64 rng_;
   Router router_;
   std::array<std::unique_ptr<Link>, kNumPorts> in_links_, out_links_;

@@ -29,6 +29,10 @@ struct CosimParams {
   uint64_t cycles = 100000;
   uint32_t seed = 1;
   int dests = 32;  // route table entries used (the RTL holds rtl_bounds().num_dests)
+  // No-progress guard: stop (as a failure) when neither router has sent a flit for this
+  // many cycles while the model router holds flits. Stimulus stalls last at most one
+  // traffic phase (< 520 cycles), so a legitimate run never comes near the default.
+  uint64_t watchdog = 10000;
   // Test hook (illegal input): in this cycle the sink of output port N returns a credit
   // for VC 0 that it does not owe (-1: never). Both routers must flag it.
   int64_t illegal_credit_at = -1;
