@@ -19,30 +19,6 @@ namespace fm {
 
 namespace {
 
-// "64MiB", "100MB", "4096", "1.5GiB": bytes. False when malformed or not positive.
-bool parse_bytes(const std::string& s, uint64_t* out) {
-  size_t pos = 0;
-  double v;
-  try {
-    v = std::stod(s, &pos);
-  } catch (...) {
-    return false;
-  }
-  const std::string unit = s.substr(pos);
-  double m = 1;
-  if (unit.empty() || unit == "B") m = 1;
-  else if (unit == "KiB") m = 1024.0;
-  else if (unit == "MiB") m = 1024.0 * 1024;
-  else if (unit == "GiB") m = 1024.0 * 1024 * 1024;
-  else if (unit == "KB" || unit == "kB") m = 1e3;
-  else if (unit == "MB") m = 1e6;
-  else if (unit == "GB") m = 1e9;
-  else return false;
-  const double b = v * m;
-  if (!(b >= 1) || b > 1e15 || b != std::floor(b)) return false;
-  *out = (uint64_t)b;
-  return true;
-}
 
 po::options_description collective_options() {
   const Config d;

@@ -1,8 +1,10 @@
 #include "sim/options.h"
 
 #include "models/fault/fault_set.h"
+#include "models/memory.h"
 #include "tb/rtl_mesh_router.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -63,6 +65,30 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
 
 }  // namespace
 
+bool parse_bytes(const std::string& s, uint64_t* out) {
+  size_t pos = 0;
+  double v;
+  try {
+    v = std::stod(s, &pos);
+  } catch (...) {
+    return false;
+  }
+  const std::string unit = s.substr(pos);
+  double m = 1;
+  if (unit.empty() || unit == "B") m = 1;
+  else if (unit == "KiB") m = 1024.0;
+  else if (unit == "MiB") m = 1024.0 * 1024;
+  else if (unit == "GiB") m = 1024.0 * 1024 * 1024;
+  else if (unit == "KB" || unit == "kB") m = 1e3;
+  else if (unit == "MB") m = 1e6;
+  else if (unit == "GB") m = 1e9;
+  else return false;
+  const double b = v * m;
+  if (!(b >= 1) || b > 1e15 || b != std::floor(b)) return false;
+  *out = (uint64_t)b;
+  return true;
+}
+
 po::options_description network_options(const NetworkConfig& d) {
   po::options_description o("Network and router");
   o.add_options()
@@ -95,7 +121,10 @@ po::options_description network_options(const NetworkConfig& d) {
     ("fail-link", po::value<std::vector<std::string>>()->composing(),
      "failed link x,y:D (D = N|E|S|W; both directions) or x,y:D:oneway (repeatable)")
     ("fault-file", po::value<std::string>(),
-     "file of faults, one per line: chip x,y | board bx,by | link x,y:D [oneway]; # comments");
+     "file of faults, one per line: chip x,y | board bx,by | link x,y:D [oneway]; # comments")
+    ("mem-limit", po::value<std::string>()->default_value("auto"),
+     "refuse a run estimated to need more memory than this, e.g. 8GiB "
+     "(auto: what the machine has available now; docs/errors.md)");
   return o;
 }
 
@@ -225,6 +254,10 @@ Config config_from(const po::variables_map& vm) {
   }
   const std::string err = validate(c);
   if (!err.empty()) throw UsageError(err);
+  const std::string ml = vm["mem-limit"].as<std::string>();
+  if (ml != "auto" && !parse_bytes(ml, &c.run.mem_limit))
+    throw UsageError("--mem-limit " + ml + ": allowed auto or bytes, e.g. 8GiB");
+  check_memory(estimate_network_memory(c.net), c.run.mem_limit);
   return c;
 }
 

@@ -15,6 +15,8 @@ namespace fm {
 
 namespace po = boost::program_options;
 
+// "64MiB", "100MB", "4096", "1.5GiB": bytes. False when malformed or not positive.
+bool parse_bytes(const std::string& s, uint64_t* out);
 // Network, traffic and run options with their defaults taken from Config{}.
 // defaults: what the command uses when an option is not given (Config{} for most).
 po::options_description network_options(const NetworkConfig& defaults = NetworkConfig{});

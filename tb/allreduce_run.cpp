@@ -10,6 +10,7 @@
 #include "models/chip/chip.h"
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_controller.h"
+#include "models/memory.h"
 #include "models/network.h"
 #include "tb/driver.h"
 #include "tb/tracer.h"
@@ -257,6 +258,13 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     return t;
   }();
 
+  // Memory: the network, the compiled schedule and the verified data, before the
+  // network and the chips' data are allocated (models/memory.h).
+  {
+    MemoryEstimate mem = estimate_network_memory(cfg.net);
+    add_collective_memory(cfg, first->schedule().xfers.size(), cfg.coll.verify == Verify::On, &mem);
+    check_memory(mem, cfg.run.mem_limit);
+  }
   // A phase trigger must name a phase of the collective as it starts (it may also fire
   // in a restarted run that has a phase of that name).
   for (const TimedFault& f : timed) {

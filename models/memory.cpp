@@ -1,0 +1,85 @@
+#include "models/memory.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace fm {
+
+namespace {
+// Measured (docs/errors.md): peak RSS of `faultmesh traffic` and `allreduce` runs with
+// one parameter varied, divided by the number of items.
+constexpr double kBase = 16.0 * (1 << 20);   // program, SystemC kernel, libraries
+constexpr double kPerBufferSlot = 80;        // one flit slot of an input VC: entry, monitors
+constexpr double kPerChip = 16 << 10;        // router, NI, links, SystemC process
+constexpr double kPerRouteEntry = 9;         // 4-byte entry, held by the route set and the router
+constexpr double kPerTransfer = 100;         // schedule entry, dependency lists, run state
+constexpr double kPerDataWord = 9;           // a verified data word (one per flit of data)
+
+uint64_t clamp(double v) { return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v; }
+}  // namespace
+
+uint64_t MemoryEstimate::total() const {
+  uint64_t t = 0;
+  for (const auto& [what, b] : parts) t = b > UINT64_MAX - t ? UINT64_MAX : t + b;
+  return t;
+}
+
+std::string format_bytes(uint64_t b) {
+  char s[48];
+  const double v = (double)b;
+  if (v >= 1024.0 * 1024 * 1024) std::snprintf(s, sizeof s, "%.1f GiB", v / (1024.0 * 1024 * 1024));
+  else if (v >= 1024.0 * 1024) std::snprintf(s, sizeof s, "%.0f MiB", v / (1024.0 * 1024));
+  else std::snprintf(s, sizeof s, "%.0f KiB", v / 1024.0);
+  return s;
+}
+
+std::string MemoryEstimate::describe() const {
+  std::ostringstream s;
+  s << format_bytes(total()) << " (";
+  for (size_t i = 0; i < parts.size(); ++i) s << (i ? ", " : "") << parts[i].first << " " << format_bytes(parts[i].second);
+  s << ")";
+  return s.str();
+}
+
+MemoryEstimate estimate_network_memory(const NetworkConfig& n) {
+  const double chips = (double)n.width * n.height;
+  const double ports = 4 + n.local_ports;
+  MemoryEstimate e;
+  e.parts.push_back({"router buffers", clamp(chips * ports * n.vcs * n.buf * kPerBufferSlot)});
+  e.parts.push_back({"route tables", clamp(chips * chips * kPerRouteEntry)});
+  e.parts.push_back({"routers, links and interfaces", clamp(chips * kPerChip + kBase)});
+  return e;
+}
+
+void add_collective_memory(const Config& c, uint64_t transfers, bool verify, MemoryEstimate* e) {
+  e->parts.push_back({"collective schedule", clamp((double)transfers * kPerTransfer)});
+  if (verify) {
+    const double words = std::ceil((double)c.coll.bytes / c.net.flit_bytes);
+    e->parts.push_back({"verified data", clamp(words * c.net.chips() * kPerDataWord)});
+  }
+}
+
+uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+void check_memory(const MemoryEstimate& e, uint64_t limit) {
+  const bool automatic = limit == 0;
+  if (automatic) limit = available_memory_bytes();
+  if (limit == 0 || e.total() <= limit) return;
+  throw ConfigError("this run needs about " + e.describe() + ", more than " +
+                    (automatic ? "the " + format_bytes(limit) + " this machine has available"
+                               : "--mem-limit " + format_bytes(limit)) +
+                    "; make the mesh, --vcs, --buf or the gradient smaller (or raise --mem-limit "
+                    "if the estimate is wrong for this machine)");
+}
+
+}  // namespace fm
