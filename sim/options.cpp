@@ -228,7 +228,6 @@ Config config_from(const po::variables_map& vm) {
         throw UsageError("--fail-link " + s + ": expected x,y:D or x,y:D:oneway with D one of N, E, S, W");
       n.faults.links.push_back(l);
     }
-  if (vm.count("fault-file")) read_fault_file(vm["fault-file"].as<std::string>(), &n.faults);
   if (vm.count("pattern")) {
     TrafficConfig& t = c.traffic;
     if (!parse_pattern(vm["pattern"].as<std::string>(), &t.pattern))
@@ -254,6 +253,9 @@ Config config_from(const po::variables_map& vm) {
   }
   const std::string err = validate(c);
   if (!err.empty()) throw UsageError(err);
+  // After validate (faults play no part in it): the file's places are checked against a
+  // valid mesh, line by line.
+  if (vm.count("fault-file")) read_fault_file(vm["fault-file"].as<std::string>(), &n.faults, &n);
   const std::string ml = vm["mem-limit"].as<std::string>();
   if (ml != "auto" && !parse_bytes(ml, &c.run.mem_limit))
     throw UsageError("--mem-limit " + ml + ": allowed auto or bytes, e.g. 8GiB");

@@ -44,7 +44,7 @@ std::string to_string(const LinkFault& l) {
          (l.both ? "" : ":oneway");
 }
 
-void read_fault_file(const std::string& path, FaultConfig* out) {
+void read_fault_file(const std::string& path, FaultConfig* out, const NetworkConfig* mesh) {
   std::ifstream in(path);
   if (!in) throw ConfigError("--fault-file " + path + ": cannot read the file");
   std::string line;
@@ -72,6 +72,20 @@ void read_fault_file(const std::string& path, FaultConfig* out) {
       out->links.push_back(l);
     } else {
       throw bad("unknown fault kind '" + kind + "'");
+    }
+    if (mesh) {  // the line's place, checked against the mesh by FaultSet's own rules
+      NetworkConfig probe = *mesh;
+      probe.faults = FaultConfig{};
+      if (kind == "chip") probe.faults.chips.push_back(out->chips.back());
+      else if (kind == "board") probe.faults.boards.push_back(out->boards.back());
+      else probe.faults.links.push_back(out->links.back());
+      try {
+        const FaultSet check(probe);
+      } catch (const ConfigError& e) {
+        const std::string m = e.what();
+        if (m.rfind("--fail-", 0) == 0)
+          throw ConfigError("--fault-file " + path + " line " + std::to_string(no) + ": " + m.substr(7));
+      }
     }
   }
 }

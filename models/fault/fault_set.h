@@ -43,8 +43,9 @@ class FaultSet {
 bool parse_link_fault(const std::string& s, LinkFault* out);
 // Reads a fault file into `out` (appending). Format, one fault per line, '#' comments:
 //   chip x,y | board bx,by | link x,y:D [oneway]
-// Throws ConfigError naming the file, line and problem.
-void read_fault_file(const std::string& path, FaultConfig* out);
+// Throws ConfigError naming the file, line and problem; with `mesh`, also for a chip,
+// board or link outside it.
+void read_fault_file(const std::string& path, FaultConfig* out, const NetworkConfig* mesh = nullptr);
 std::string to_string(const LinkFault& l);
 // Parses a --fail-at value: "WHEN:chip:x,y", "WHEN:board:bx,by" or
 // "WHEN:link:x,y:D[:oneway]", WHEN a cycle ("120000"), a progress ("50%") or a phase of
