@@ -111,6 +111,12 @@ void collective_from(const po::variables_map& vm, Config* c) {
       TimedFault t;
       const std::string e = parse_timed_fault(f, &t);
       if (!e.empty()) throw UsageError("--fail-at " + f + ": " + e);
+      FaultConfig one;
+      if (t.kind == TimedFault::kChip) one.chips.push_back(t.at);
+      else if (t.kind == TimedFault::kBoard) one.boards.push_back(t.at);
+      else one.links.push_back(t.link);
+      const std::string place = place_error(c->net, one);
+      if (!place.empty()) throw UsageError("--fail-at " + f + ": " + place);
       c->net.faults.timed.push_back(t);
     }
   c->recovery.detect = vm["detect-cycles"].as<uint64_t>();

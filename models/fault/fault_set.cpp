@@ -44,6 +44,19 @@ std::string to_string(const LinkFault& l) {
          (l.both ? "" : ":oneway");
 }
 
+std::string place_error(const NetworkConfig& mesh, const FaultConfig& one) {
+  NetworkConfig probe = mesh;
+  probe.faults = one;
+  probe.faults.timed.clear();
+  try {
+    const FaultSet check(probe);  // FaultSet's own rules for places
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    if (m.rfind("--fail-", 0) == 0) return m.substr(7);  // "chip 9,9: outside the mesh ..."
+  }
+  return "";
+}
+
 void read_fault_file(const std::string& path, FaultConfig* out, const NetworkConfig* mesh) {
   std::ifstream in(path);
   if (!in) throw ConfigError("--fault-file " + path + ": cannot read the file");
@@ -73,19 +86,13 @@ void read_fault_file(const std::string& path, FaultConfig* out, const NetworkCon
     } else {
       throw bad("unknown fault kind '" + kind + "'");
     }
-    if (mesh) {  // the line's place, checked against the mesh by FaultSet's own rules
-      NetworkConfig probe = *mesh;
-      probe.faults = FaultConfig{};
-      if (kind == "chip") probe.faults.chips.push_back(out->chips.back());
-      else if (kind == "board") probe.faults.boards.push_back(out->boards.back());
-      else probe.faults.links.push_back(out->links.back());
-      try {
-        const FaultSet check(probe);
-      } catch (const ConfigError& e) {
-        const std::string m = e.what();
-        if (m.rfind("--fail-", 0) == 0)
-          throw ConfigError("--fault-file " + path + " line " + std::to_string(no) + ": " + m.substr(7));
-      }
+    if (mesh) {  // the line's place, checked against the mesh
+      FaultConfig one;
+      if (kind == "chip") one.chips.push_back(out->chips.back());
+      else if (kind == "board") one.boards.push_back(out->boards.back());
+      else one.links.push_back(out->links.back());
+      const std::string e = place_error(*mesh, one);
+      if (!e.empty()) throw ConfigError("--fault-file " + path + " line " + std::to_string(no) + ": " + e);
     }
   }
 }

@@ -41,6 +41,9 @@ class FaultSet {
 
 // Parses "x,y:D" or "x,y:D:oneway" (D one of N,E,S,W). False on a malformed string.
 bool parse_link_fault(const std::string& s, LinkFault* out);
+// "" when every chip, board and link of `one` lies inside `mesh` (a valid network), else
+// what is wrong, e.g. "chip 9,9: outside the mesh (x 0..7, y 0..7)".
+std::string place_error(const NetworkConfig& mesh, const FaultConfig& one);
 // Reads a fault file into `out` (appending). Format, one fault per line, '#' comments:
 //   chip x,y | board bx,by | link x,y:D [oneway]
 // Throws ConfigError naming the file, line and problem; with `mesh`, also for a chip,
