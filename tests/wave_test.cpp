@@ -378,6 +378,30 @@ TEST(Wave, ResultsAreIdenticalWithAndWithoutWaveforms) {
   EXPECT_GT(read_vcd(tmpdir() + "/traced.vcd").times.size(), 1000u);
 }
 
+// The same for an allreduce with a failure during the run (fault controller, recovery,
+// restart) and for the co-simulation: two separate processes and a traced one give the
+// same bytes.
+TEST(Wave, AllreduceAndCosimResultsAreIdenticalAcrossRunsAndWithWaveforms) {
+  auto strip = [](const std::string& p) {
+    auto j = nlohmann::json::parse(slurp(p));
+    j.erase("simulator");
+    return j.dump(2);
+  };
+  const std::string ar = "allreduce --mesh 6x6 --bytes 128KiB --fail-at 30%:board:1,1 -q --json ";
+  const std::string a = tmpdir() + "/ar1.json", b = tmpdir() + "/ar2.json", c = tmpdir() + "/ar3.json";
+  ASSERT_EQ(run(ar + a).code, 0);
+  ASSERT_EQ(run(ar + b).code, 0);
+  const Outcome t = run(ar + c + " --vcd " + tmpdir() + "/ar.vcd --wave-around-fault 400 --wave-routers all");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_EQ(strip(a), strip(b));
+  EXPECT_EQ(strip(a), strip(c));
+  EXPECT_NE(slurp(a).find("\"restart"), std::string::npos) << "the failure must have caused a restart";
+  const std::string co = "cosim --cycles 3000 --seed 5 --json ";
+  ASSERT_EQ(run(co + tmpdir() + "/co1.json").code, 0);
+  ASSERT_EQ(run(co + tmpdir() + "/co2.json --vcd " + tmpdir() + "/co.vcd").code, 0);
+  EXPECT_EQ(slurp(tmpdir() + "/co1.json"), slurp(tmpdir() + "/co2.json"));
+}
+
 TEST(Wave, BadOptionsExit2AndWriteNothing) {
   struct Bad {
     std::string args, must_say;
