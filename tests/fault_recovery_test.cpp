@@ -194,7 +194,7 @@ TEST(FaultRecovery, IdleChipFailureNeedsNoRestart) {
 }
 
 // Property: random failure schedules (1-3 failures of chips, boards or links at random
-// times) either complete with exact sums and exact accounting or stop with the
+// cycles or a random delay into a random phase) either complete with exact sums and exact accounting or stop with the
 // partition error. FAULTMESH_FAULT_SEEDS sets how many (default 30, one in five on
 // 16x16; the stress label runs 500, CI 150).
 TEST(FaultRecovery, RandomScheduleProperty) {
@@ -208,15 +208,20 @@ TEST(FaultRecovery, RandomScheduleProperty) {
     const int k = 1 + (int)(rng() % 3);
     std::string desc;
     for (int i = 0; i < k; ++i) {
+      // WHEN: a cycle, or (one in four) a phase of 2d with a delay.
+      static const char* kPhases[] = {"reduce-scatter-x", "reduce-scatter-y", "all-gather-y", "all-gather-x"};
       const Cycle t = 500 + rng() % 6000;
+      const std::string when = rng() % 4 == 0
+                                   ? "@" + std::string(kPhases[rng() % 4]) + "+" + std::to_string(rng() % 500)
+                                   : std::to_string(t);
       std::string f;
       switch (rng() % 3) {
         case 0: f = "chip:" + std::to_string(rng() % w) + "," + std::to_string(rng() % w); break;
         case 1: f = "board:" + std::to_string(rng() % (w / 2)) + "," + std::to_string(rng() % (w / 2)); break;
         default: f = "link:" + std::to_string(1 + rng() % (w - 2)) + "," + std::to_string(1 + rng() % (w - 2)) + ":" + "NESW"[rng() % 4]; break;
       }
-      c.net.faults.timed.push_back(at(std::to_string(t) + ":" + f));
-      desc += " " + std::to_string(t) + ":" + f;
+      c.net.faults.timed.push_back(at(when + ":" + f));
+      desc += " " + when + ":" + f;
     }
     const auto j = run(c);
     const std::string why = j.value("stop_reason", std::string("crash"));
