@@ -68,6 +68,16 @@ class Link : public sc_core::sc_module {
     *out = s.flit;
     return true;
   }
+  // The flit arriving at cycle `now`, if any (else nullptr), marked received; the
+  // pointer stays valid until the slot is reused (>= latency + 1 cycles later).
+  const Flit* arrive(Cycle now) {
+    if (!inflight_flits_) return nullptr;
+    Slot& s = flits_[now & fmask_];
+    if (!s.valid) return nullptr;
+    s.valid = false;
+    if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
+    return &s.flit;
+  }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
   void send_credit(int vc, Cycle now) {
     if (failed_) { ++dropped_credits_; return; }
