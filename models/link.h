@@ -97,6 +97,23 @@ class Link : public sc_core::sc_module {
     if (--inflight_credits_ == 0) up_->credit_ports_ &= ~up_bit_;
     return c.vc;
   }
+  // Calls take(vc) for every credit that has arrived by cycle `now`, oldest first (the
+  // same as calling receive_credit() until it returns -1, with one bookkeeping update).
+  template <class Take>
+  void receive_credits(Cycle now, Take&& take) {
+    uint32_t n = inflight_credits_;
+    size_t h = chead_;
+    while (n) {
+      const Credit& c = credits_[h & cmask_];
+      if (c.at > now) break;
+      take((int)c.vc);
+      ++h;
+      --n;
+    }
+    chead_ = h;
+    inflight_credits_ = n;
+    if (!n) up_->credit_ports_ &= ~up_bit_;
+  }
   int latency() const { return latency_; }
   uint64_t flits_sent() const { return sent_; }
   uint64_t dropped_flits() const { return dropped_flits_; }

@@ -92,20 +92,23 @@ void Router::violation(const std::string& what) {
 void Router::receive_credits(Cycle now) {
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
     const int p = __builtin_ctz(m);
-    for (int v; (v = out_link_[p]->receive_credit(now)) >= 0;) {
-      if (v >= vcs_) {
-        violation(std::string("credit for nonexistent vc ") + std::to_string(v) + " on output " +
-                  port_name((Port)p));
-        continue;
-      }
-      OutVc& o = ovc(p, v);
-      if (++o.credits > buf_) {
-        violation(std::string("credit count above buffer depth on output ") +
-                  port_name((Port)p) + " vc " + std::to_string(v));
-        o.credits = (int16_t)buf_;
-      }
-    }
+    OutVc* out = &out_[p * vcs_];
+    out_link_[p]->receive_credits(now, [&](int v) {
+      if (v >= vcs_ || ++out[v].credits > buf_) bad_credit(p, v);
+    });
   }
+}
+
+// A credit for a nonexistent VC, or one more than the buffer depth (already counted).
+void Router::bad_credit(int p, int v) {
+  if (v >= vcs_) {
+    violation(std::string("credit for nonexistent vc ") + std::to_string(v) + " on output " +
+              port_name((Port)p));
+    return;
+  }
+  violation(std::string("credit count above buffer depth on output ") + port_name((Port)p) +
+            " vc " + std::to_string(v));
+  ovc(p, v).credits = (int16_t)buf_;
 }
 
 // Buffer write and route computation: a head flit looks up its route as it is written.
@@ -116,39 +119,28 @@ void Router::receive_flits(Cycle now) {
     const Flit* fp = l->arrive(now);
     if (!fp) continue;
     const Flit& f = *fp;  // valid until the link's slot is reused, cycles from now
-    if (f.vc >= vcs_) {
-      violation("flit on nonexistent vc " + std::to_string(f.vc) + " at input " + port_name((Port)p));
-      continue;
+    // Fast path: a flit that starts a packet in a closed VC (or continues the one open
+    // there) with a free slot and, for a head, a route. Anything else goes through the
+    // monitors of admit_slow(), which report it and may drop it.
+    bool fine = f.vc < vcs_;
+    if (fine) {
+      const InVc& q = ivc(p, f.vc);
+      if (q.count == buf_) fine = false;
+      else if (f.head()) fine = !q.open && f.seq == 0 && table_.lookup(f.dst).port != kNoRoute;
+      else fine = q.open && f.src == q.open_src && f.packet == q.open_packet && f.seq == q.open_seq + 1;
     }
+    if (!fine && !admit_slow(p, f, now)) continue;
     InVc& q = ivc(p, f.vc);
-    bool ok = true;
-    if (q.count == buf_) {
-      violation(std::string("buffer overflow at input ") + port_name((Port)p) + " vc " +
-                std::to_string(f.vc));
-      continue;  // no slot: the flit is lost (flow control was broken upstream)
-    }
-    if (f.head()) {
-      if (q.open) { violation("head flit interleaved into an open packet"); ok = false; }
-      if (f.seq != 0) { violation("head flit with seq != 0"); ok = false; }
-      q.open = !f.tail();
-      q.open_src = f.src;
-      q.open_packet = f.packet;
-      q.open_seq = 0;
-    } else if (!q.open || f.src != q.open_src || f.packet != q.open_packet ||
-               f.seq != q.open_seq + 1) {
-      violation("body/tail flit that does not continue the packet open in its VC");
-      ok = false;
-    } else {
-      q.open_seq = f.seq;
-      if (f.tail()) q.open = false;
-    }
-    if (f.head() && table_.lookup(f.dst).port == kNoRoute) {
-      violation("head flit for chip " + std::to_string(f.dst) + ", which has no route");
-      ok = false;
-    }
-    if (!ok) {  // drop it, but give the buffer slot back to the sender
-      l->send_credit(f.vc, now);
-      continue;
+    if (fine) {
+      if (f.head()) {
+        q.open = !f.tail();
+        q.open_src = f.src;
+        q.open_packet = f.packet;
+        q.open_seq = 0;
+      } else {
+        q.open_seq = f.seq;
+        if (f.tail()) q.open = false;
+      }
     }
     occ_update(q, now);
     int slot = q.head + q.count;
@@ -165,6 +157,47 @@ void Router::receive_flits(Cycle now) {
     ++q.count;
     ++buffered_;
   }
+}
+
+// The input monitors for a flit the fast path of receive_flits() did not accept: reports
+// every violation it shows and returns whether the flit is still written into the buffer
+// (the packet-order state of its VC updated as for any flit).
+bool Router::admit_slow(int p, const Flit& f, Cycle now) {
+  if (f.vc >= vcs_) {
+    violation("flit on nonexistent vc " + std::to_string(f.vc) + " at input " + port_name((Port)p));
+    return false;
+  }
+  InVc& q = ivc(p, f.vc);
+  bool ok = true;
+  if (q.count == buf_) {
+    violation(std::string("buffer overflow at input ") + port_name((Port)p) + " vc " +
+              std::to_string(f.vc));
+    return false;  // no slot: the flit is lost (flow control was broken upstream)
+  }
+  if (f.head()) {
+    if (q.open) { violation("head flit interleaved into an open packet"); ok = false; }
+    if (f.seq != 0) { violation("head flit with seq != 0"); ok = false; }
+    q.open = !f.tail();
+    q.open_src = f.src;
+    q.open_packet = f.packet;
+    q.open_seq = 0;
+  } else if (!q.open || f.src != q.open_src || f.packet != q.open_packet ||
+             f.seq != q.open_seq + 1) {
+    violation("body/tail flit that does not continue the packet open in its VC");
+    ok = false;
+  } else {
+    q.open_seq = f.seq;
+    if (f.tail()) q.open = false;
+  }
+  if (f.head() && table_.lookup(f.dst).port == kNoRoute) {
+    violation("head flit for chip " + std::to_string(f.dst) + ", which has no route");
+    ok = false;
+  }
+  if (!ok) {  // drop it, but give the buffer slot back to the sender
+    in_link_[p]->send_credit(f.vc, now);
+    return false;
+  }
+  return true;
 }
 
 // Separable input-first VC allocation. Stage 1: each idle input VC whose front head flit

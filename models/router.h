@@ -124,6 +124,9 @@ class Router final : public RouterBase {
   void csr_access(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void receive_credits(Cycle now);
   void receive_flits(Cycle now);
+  // Rare paths kept out of line, so the per-flit loops keep their registers.
+  [[gnu::cold, gnu::noinline]] bool admit_slow(int p, const Flit& f, Cycle now);
+  [[gnu::cold, gnu::noinline]] void bad_credit(int p, int v);
   void vc_allocate(Cycle now);
   void switch_allocate(Cycle now);
   bool idle() const;
