@@ -28,11 +28,13 @@ class Link : public sc_core::sc_module {
     size_t n = 1;
     while (n < (size_t)latency + 2) n <<= 1;  // departure may be delayed 1 cycle (ST stage)
     flits_.resize(n);
-    fmask_ = n - 1;
+    fring_ = flits_.data();
+    fmask_ = (uint32_t)(n - 1);
     n = 1;
     while (n < (size_t)max_credits + 1) n <<= 1;
     credits_.resize(n);
-    cmask_ = n - 1;
+    cring_ = credits_.data();
+    cmask_ = (uint32_t)(n - 1);
   }
   // upstream sends flits out of its port up_port; downstream receives them on down_port.
   void bind(Clocked* upstream, int up_port, Clocked* downstream, int down_port) {
@@ -50,7 +52,7 @@ class Link : public sc_core::sc_module {
       return;
     }
     const Cycle at = depart + latency_;
-    Slot& s = flits_[at & fmask_];
+    Slot& s = fring_[at & fmask_];
     s.flit = f;
     s.valid = true;
     s.at = at;
@@ -61,12 +63,22 @@ class Link : public sc_core::sc_module {
   // Flit arriving at cycle `now`, if any.
   bool receive(Cycle now, Flit* out) {
     if (!inflight_flits_) return false;
-    Slot& s = flits_[now & fmask_];
+    Slot& s = fring_[now & fmask_];
     if (!s.valid) return false;
     s.valid = false;
     if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
     *out = s.flit;
     return true;
+  }
+  // The flit arriving at cycle `now`, if any (else nullptr), marked received; the
+  // pointer stays valid until the slot is reused (>= latency + 1 cycles later).
+  const Flit* arrive(Cycle now) {
+    if (!inflight_flits_) return nullptr;
+    Slot& s = fring_[now & fmask_];
+    if (!s.valid) return nullptr;
+    s.valid = false;
+    if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
+    return &s.flit;
   }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
   void send_credit(int vc, Cycle now) {
@@ -75,17 +87,34 @@ class Link : public sc_core::sc_module {
       ++dropped_credits_;
       return;
     }
-    credits_[(chead_ + inflight_credits_) & cmask_] = {now + credit_latency_, (uint8_t)vc};
+    cring_[(chead_ + inflight_credits_) & cmask_] = {now + credit_latency_, (uint8_t)vc};
     if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit_;
   }
   // VC of the oldest credit that has arrived by cycle `now`, or -1.
   int receive_credit(Cycle now) {
     if (!inflight_credits_) return -1;
-    const Credit& c = credits_[chead_ & cmask_];
+    const Credit& c = cring_[chead_ & cmask_];
     if (c.at > now) return -1;
     ++chead_;
     if (--inflight_credits_ == 0) up_->credit_ports_ &= ~up_bit_;
     return c.vc;
+  }
+  // Calls take(vc) for every credit that has arrived by cycle `now`, oldest first (the
+  // same as calling receive_credit() until it returns -1, with one bookkeeping update).
+  template <class Take>
+  void receive_credits(Cycle now, Take&& take) {
+    uint32_t n = inflight_credits_;
+    size_t h = chead_;
+    while (n) {
+      const Credit& c = cring_[h & cmask_];
+      if (c.at > now) break;
+      take((int)c.vc);
+      ++h;
+      --n;
+    }
+    chead_ = h;
+    inflight_credits_ = n;
+    if (!n) up_->credit_ports_ &= ~up_bit_;
   }
   int latency() const { return latency_; }
   uint64_t flits_sent() const { return sent_; }
@@ -171,18 +200,31 @@ class Link : public sc_core::sc_module {
     bool valid = false;  // sent and not yet received
     Cycle at = kNever;   // arrival cycle of the flit last sent into this slot
   };
-  const int latency_, credit_latency_;
-  std::vector<Slot> flits_;
-  std::vector<Credit> credits_;  // FIFO ring: chead_ .. chead_ + inflight_credits_
-  size_t fmask_, cmask_, chead_ = 0;
-  uint32_t inflight_flits_ = 0, inflight_credits_ = 0;
-  uint64_t sent_ = 0, dropped_flits_ = 0, dropped_credits_ = 0;
+  // The fields every flit and credit touches, grouped into two cache lines: the flit
+  // side (sender and receiver of flits) and the credit side (sender and receiver of
+  // credits). On a 32x32 torus the links no longer stay in cache, and scattered
+  // over the sc_module object they cost several misses per access.
+  alignas(64) Slot* fring_ = nullptr;  // flits_.data()
+  uint32_t fmask_ = 0;
+  uint32_t inflight_flits_ = 0;
+  Clocked* down_ = nullptr;
+  uint32_t down_bit_ = 0;
+  const int latency_;
+  uint64_t sent_ = 0;
   bool failed_ = false;
+  alignas(64) Credit* cring_ = nullptr;  // credits_.data(): FIFO ring chead_ .. + inflight_credits_
+  size_t chead_ = 0;
+  uint32_t cmask_ = 0;
+  uint32_t inflight_credits_ = 0;
+  Clocked* up_ = nullptr;
+  uint32_t up_bit_ = 0;
+  const int credit_latency_;
+  // Storage of the rings and rarely used state.
+  alignas(64) std::vector<Slot> flits_;
+  std::vector<Credit> credits_;
+  uint64_t dropped_flits_ = 0, dropped_credits_ = 0;
   uint64_t dropped_dead_dst_ = 0;
   const std::vector<char>* dead_chips_ = nullptr;
-  Clocked* up_ = nullptr;
-  Clocked* down_ = nullptr;
-  uint32_t up_bit_ = 0, down_bit_ = 0;
 };
 
 }  // namespace fm

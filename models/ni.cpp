@@ -16,7 +16,7 @@ NetworkInterface::NetworkInterface(sc_core::sc_module_name name, const NetworkCo
       buf_(cfg.buf),
       lanes_(cfg.local_ports),
       reasm_((size_t)cfg.local_ports * cfg.vcs) {
-  for (Lane& l : lanes_) l.credits.assign(vcs_, buf_);
+  for (Lane& l : lanes_) reset_credits(l);
   SC_METHOD(process);
   sensitive << clk.tick();
 }
@@ -91,13 +91,10 @@ void NetworkInterface::process() {
   // Only lanes with credits or flits in flight toward the NI (bits kept by the links).
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
     Lane& l = lanes_[__builtin_ctz(m)];
-    for (int v; (v = l.inj->receive_credit(now)) >= 0;) {
-      if (v >= vcs_ || l.credits[v] == buf_) {
-        violation("credit for vc " + std::to_string(v) + ", which is nonexistent or already has all its credits");
-        continue;
-      }
-      ++l.credits[v];
-    }
+    l.inj->receive_credits(now, [&](int v) {
+      if (v >= vcs_ || l.credits[v] == buf_) bad_event(kBadCredit, v, nullptr);
+      else ++l.credits[v];
+    });
   }
   for (uint32_t m = flit_ports_; m; m &= m - 1) {
     const int i = __builtin_ctz(m);
@@ -138,24 +135,27 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
     l.queue.pop_front();
     l.active = true;
     l.seq = 0;
-    record(l.cur).injected = now;
+    Record& r = record(l.cur);
+    r.injected = now;
+    l.dst = r.dst;
+    l.size = r.size;
+    l.tag = r.tag;
   }
   if (l.credits[l.vc] <= 0) return now + 1;
-  const Record& r = record(l.cur);
   Flit f;
   f.src = id_;
-  f.dst = r.dst;
+  f.dst = l.dst;
   f.packet = l.cur;
   f.seq = l.seq;
   f.vc = l.vc;
-  f.kind = (uint8_t)((l.seq == 0 ? kHead : kBody) | (l.seq + 1 == r.size ? kTail : kBody));
-  f.payload = ep_ ? ep_->payload(r.tag, l.seq) : payload_of(id_, l.cur, l.seq);
+  f.kind = (uint8_t)((l.seq == 0 ? kHead : kBody) | (l.seq + 1 == l.size ? kTail : kBody));
+  f.payload = ep_ ? ep_->payload(l.tag, l.seq) : payload_of(id_, l.cur, l.seq);
   --l.credits[l.vc];
   l.inj->send(f, now);
   ++st_.flits_injected;
-  if (++l.seq == r.size) {
+  if (++l.seq == l.size) {
     l.active = false;
-    if (ep_) ep_->injected(r.tag, now);
+    if (ep_) ep_->injected(l.tag, now);
     if (l.queue.empty()) return kNever;
     return std::max(l.queue.front().ready, now + 1);
   }
@@ -165,13 +165,14 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
 // Ejection with end-to-end checks: right destination, flits of a packet in order on
 // one VC, no interleaving, payload intact. The credit goes straight back.
 void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
-  Flit f;
-  if (!l.ej->receive(now, &f)) return;
+  const Flit* fp = l.ej->arrive(now);
+  if (!fp) return;
+  const Flit& f = *fp;  // in the link's slot, valid for cycles to come
   l.ej->send_credit(f.vc, now);
   ++st_.flits_ejected;
   if (eject_log_) eject_log_->push_back({now, id_, f.src, f.packet, f.seq});
   if (now >= win_from_ && now < win_to_) ++st_.window_flits_ejected;
-  if (f.dst != id_) violation("flit for chip " + std::to_string(f.dst) + " ejected here");
+  if (f.dst != id_) bad_event(kWrongChip, 0, &f);
   if (!ep_ && f.payload != payload_of(f.src, f.packet, f.seq)) violation("payload corrupted");
   if (f.vc >= vcs_) { violation("ejected flit on nonexistent vc"); return; }
   const int slot = lane * vcs_ + f.vc;
@@ -180,8 +181,7 @@ void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
     if (r.open) violation("packet interleaved at ejection");
     r = {!f.tail(), f.src, f.packet, 0};
   } else if (!r.open || r.src != f.src || r.packet != f.packet || f.seq != r.seq + 1) {
-    violation("flit out of order at ejection (packet " + std::to_string(f.src) + "#" +
-              std::to_string(f.packet) + " seq " + std::to_string(f.seq) + ")");
+    bad_event(kOutOfOrder, 0, &f);
     return;
   } else {
     r.seq = f.seq;
@@ -212,6 +212,21 @@ void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
   s->delivered(f.packet);
 }
 
+void NetworkInterface::bad_event(BadEvent what, int v, const Flit* f) {
+  switch (what) {
+    case kBadCredit:
+      violation("credit for vc " + std::to_string(v) + ", which is nonexistent or already has all its credits");
+      break;
+    case kWrongChip:
+      violation("flit for chip " + std::to_string(f->dst) + " ejected here");
+      break;
+    case kOutOfOrder:
+      violation("flit out of order at ejection (packet " + std::to_string(f->src) + "#" +
+                std::to_string(f->packet) + " seq " + std::to_string(f->seq) + ")");
+      break;
+  }
+}
+
 void NetworkInterface::kill() {
   dead_ = true;
   for (Lane& l : lanes_) {
@@ -235,7 +250,7 @@ void NetworkInterface::flush() {
   for (Lane& l : lanes_) {
     l.queue.clear();
     l.active = false;
-    l.credits.assign(vcs_, buf_);
+    reset_credits(l);
   }
   busy_lanes_ = 0;
   for (Reassembly& r : reasm_) r.open = false;

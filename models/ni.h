@@ -136,19 +136,32 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   struct Lane {
     Link* inj = nullptr;
     Link* ej = nullptr;
-    std::vector<int> credits;       // per local-input VC of the router
+    int16_t credits[kMaxVcs] = {};  // per local-input VC of the router
     std::deque<Queued> queue;       // packets waiting for injection
     bool active = false;            // a packet is being injected
     uint32_t cur = 0;
     uint16_t seq = 0;
     uint8_t vc = 0, vc_ptr = 0;
+    // The current packet's destination, length and tag, copied from its Record when its
+    // injection starts (records_ is a deque: indexing it per flit costs a division).
+    ChipId dst = 0;
+    uint16_t size = 0;
+    uint64_t tag = 0;
   };
+  void reset_credits(Lane& l) {
+    for (int v = 0; v < vcs_; ++v) l.credits[v] = (int16_t)buf_;
+  }
   void process();
   void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready);
   void eject(Lane& l, int lane, Cycle now);
   // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).
   Cycle inject(Lane& l, Cycle now);
   void violation(const std::string& what);
+  // The violations whose messages are built from numbers, reported out of line so the
+  // per-flit paths keep their registers: a credit for VC v that is nonexistent or one
+  // too many, flit f ejected at the wrong chip, or out of order.
+  enum BadEvent { kBadCredit, kWrongChip, kOutOfOrder };
+  [[gnu::cold, gnu::noinline]] void bad_event(BadEvent what, int v, const Flit* f);
   Record& record(uint32_t packet) { return records_[packet - base_]; }
   void delivered(uint32_t packet);
 

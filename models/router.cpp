@@ -31,6 +31,7 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
       out_(ports_ * cfg.vcs),
       entries_((size_t)ports_ * cfg.vcs * cfg.buf),
       va_out_ptr_(ports_ * cfg.vcs, 0) {
+  for (int i = 0; i < ports_ * vcs_; ++i) in_[i].base = (uint32_t)(i * buf_);
   csr.register_b_transport(this, &Router::csr_access);
   SC_METHOD(process);
   sensitive << clk.tick();
@@ -72,7 +73,7 @@ void Router::process() {
   if (flit_ports_) receive_flits(now);
   if (buffered_) {
     if (va_ports_) vc_allocate(now);
-    switch_allocate(now);
+    if (sa_ports_) switch_allocate(now);
   }
   if (idle()) sleep();
 }
@@ -91,20 +92,23 @@ void Router::violation(const std::string& what) {
 void Router::receive_credits(Cycle now) {
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
     const int p = __builtin_ctz(m);
-    for (int v; (v = out_link_[p]->receive_credit(now)) >= 0;) {
-      if (v >= vcs_) {
-        violation(std::string("credit for nonexistent vc ") + std::to_string(v) + " on output " +
-                  port_name((Port)p));
-        continue;
-      }
-      OutVc& o = ovc(p, v);
-      if (++o.credits > buf_) {
-        violation(std::string("credit count above buffer depth on output ") +
-                  port_name((Port)p) + " vc " + std::to_string(v));
-        o.credits = (int16_t)buf_;
-      }
-    }
+    OutVc* out = &out_[p * vcs_];
+    out_link_[p]->receive_credits(now, [&](int v) {
+      if (v >= vcs_ || ++out[v].credits > buf_) bad_credit(p, v);
+    });
   }
+}
+
+// A credit for a nonexistent VC, or one more than the buffer depth (already counted).
+void Router::bad_credit(int p, int v) {
+  if (v >= vcs_) {
+    violation(std::string("credit for nonexistent vc ") + std::to_string(v) + " on output " +
+              port_name((Port)p));
+    return;
+  }
+  violation(std::string("credit count above buffer depth on output ") + port_name((Port)p) +
+            " vc " + std::to_string(v));
+  ovc(p, v).credits = (int16_t)buf_;
 }
 
 // Buffer write and route computation: a head flit looks up its route as it is written.
@@ -112,58 +116,88 @@ void Router::receive_flits(Cycle now) {
   for (uint32_t m = flit_ports_; m; m &= m - 1) {
     const int p = __builtin_ctz(m);
     Link* l = in_link_[p];
-    Flit f;
-    if (!l->receive(now, &f)) continue;
-    if (f.vc >= vcs_) {
-      violation("flit on nonexistent vc " + std::to_string(f.vc) + " at input " + port_name((Port)p));
-      continue;
+    const Flit* fp = l->arrive(now);
+    if (!fp) continue;
+    const Flit& f = *fp;  // valid until the link's slot is reused, cycles from now
+    // Fast path: a flit that starts a packet in a closed VC (or continues the one open
+    // there) with a free slot and, for a head, a route. Anything else goes through the
+    // monitors of admit_slow(), which report it and may drop it.
+    bool fine = f.vc < vcs_;
+    if (fine) {
+      const InVc& q = ivc(p, f.vc);
+      if (q.count == buf_) fine = false;
+      else if (f.head()) fine = !q.open && f.seq == 0 && table_.lookup(f.dst).port != kNoRoute;
+      else fine = q.open && f.src == q.open_src && f.packet == q.open_packet && f.seq == q.open_seq + 1;
     }
+    if (!fine && !admit_slow(p, f, now)) continue;
     InVc& q = ivc(p, f.vc);
-    bool ok = true;
-    if (q.count == buf_) {
-      violation(std::string("buffer overflow at input ") + port_name((Port)p) + " vc " +
-                std::to_string(f.vc));
-      continue;  // no slot: the flit is lost (flow control was broken upstream)
-    }
-    if (f.head()) {
-      if (q.open) { violation("head flit interleaved into an open packet"); ok = false; }
-      if (f.seq != 0) { violation("head flit with seq != 0"); ok = false; }
-      q.open = !f.tail();
-      q.open_src = f.src;
-      q.open_packet = f.packet;
-      q.open_seq = 0;
-    } else if (!q.open || f.src != q.open_src || f.packet != q.open_packet ||
-               f.seq != q.open_seq + 1) {
-      violation("body/tail flit that does not continue the packet open in its VC");
-      ok = false;
-    } else {
-      q.open_seq = f.seq;
-      if (f.tail()) q.open = false;
-    }
-    if (f.head() && table_.lookup(f.dst).port == kNoRoute) {
-      violation("head flit for chip " + std::to_string(f.dst) + ", which has no route");
-      ok = false;
-    }
-    if (!ok) {  // drop it, but give the buffer slot back to the sender
-      l->send_credit(f.vc, now);
-      continue;
+    if (fine) {
+      if (f.head()) {
+        q.open = !f.tail();
+        q.open_src = f.src;
+        q.open_packet = f.packet;
+        q.open_seq = 0;
+      } else {
+        q.open_seq = f.seq;
+        if (f.tail()) q.open = false;
+      }
     }
     occ_update(q, now);
     int slot = q.head + q.count;
     if (slot >= buf_) slot -= buf_;
-    Entry& e = entries_[(p * vcs_ + f.vc) * buf_ + slot];
+    Entry& e = entries_[q.base + slot];
     e.flit = f;
     e.ready = now + reg_rc_;
     if (f.head()) {
       e.route = table_.lookup(f.dst);
       if (e.route.port == kLocal) e.route.port = (uint8_t)(kLocal + lane_of(p, lanes_));
     }
-    ++q.count;
-    nonempty_[p] |= (uint16_t)(1u << f.vc);
-    nonempty_ports_ |= 1u << p;
     if (q.state == kIdle) va_mark(p, f.vc);
+    else if (q.count == 0) sa_arm(q, p, f.vc);  // the flit its packet waited for
+    ++q.count;
     ++buffered_;
   }
+}
+
+// The input monitors for a flit the fast path of receive_flits() did not accept: reports
+// every violation it shows and returns whether the flit is still written into the buffer
+// (the packet-order state of its VC updated as for any flit).
+bool Router::admit_slow(int p, const Flit& f, Cycle now) {
+  if (f.vc >= vcs_) {
+    violation("flit on nonexistent vc " + std::to_string(f.vc) + " at input " + port_name((Port)p));
+    return false;
+  }
+  InVc& q = ivc(p, f.vc);
+  bool ok = true;
+  if (q.count == buf_) {
+    violation(std::string("buffer overflow at input ") + port_name((Port)p) + " vc " +
+              std::to_string(f.vc));
+    return false;  // no slot: the flit is lost (flow control was broken upstream)
+  }
+  if (f.head()) {
+    if (q.open) { violation("head flit interleaved into an open packet"); ok = false; }
+    if (f.seq != 0) { violation("head flit with seq != 0"); ok = false; }
+    q.open = !f.tail();
+    q.open_src = f.src;
+    q.open_packet = f.packet;
+    q.open_seq = 0;
+  } else if (!q.open || f.src != q.open_src || f.packet != q.open_packet ||
+             f.seq != q.open_seq + 1) {
+    violation("body/tail flit that does not continue the packet open in its VC");
+    ok = false;
+  } else {
+    q.open_seq = f.seq;
+    if (f.tail()) q.open = false;
+  }
+  if (f.head() && table_.lookup(f.dst).port == kNoRoute) {
+    violation("head flit for chip " + std::to_string(f.dst) + ", which has no route");
+    ok = false;
+  }
+  if (!ok) {  // drop it, but give the buffer slot back to the sender
+    in_link_[p]->send_credit(f.vc, now);
+    return false;
+  }
+  return true;
 }
 
 // Separable input-first VC allocation. Stage 1: each idle input VC whose front head flit
@@ -181,7 +215,7 @@ void Router::vc_allocate(Cycle now) {
     for (uint32_t m = va_wait_[p]; m; m &= m - 1) {
       const int v = __builtin_ctz(m);
       InVc& q = ivc(p, v);
-      const Entry& e = front(p, v);
+      const Entry& e = front(q);
       if (e.ready > now) continue;
       const uint32_t cand = e.route.vc_mask & free_[e.route.port];
       if (!cand) continue;
@@ -211,7 +245,9 @@ void Router::vc_allocate(Cycle now) {
     va_unmark(win / vcs_, win % vcs_);
     q.out_port = (uint8_t)op;
     q.out_vc = (uint8_t)ow;
+    q.out_idx = (uint16_t)o;
     q.sa_ready = now + reg_va_;
+    sa_arm(q, win / vcs_, win % vcs_);
     if (islip_) q.va_ptr = (uint8_t)next_mod(ow, vcs_);
     free_[op] &= (uint16_t)~(1u << ow);
     va_out_ptr_[o] = (uint8_t)next_mod(win, nivc);
@@ -227,15 +263,16 @@ void Router::switch_allocate(Cycle now) {
   int pick[kMaxPorts];
   uint32_t want[kMaxPorts] = {};
   uint32_t outs = 0;  // output ports with a request
-  for (uint32_t pm = nonempty_ports_; pm; pm &= pm - 1) {
+  const InVc* in = &in_[0];
+  for (uint32_t pm = sa_ports_; pm; pm &= pm - 1) {
     const int p = __builtin_ctz(pm);
+    const InVc* qp = in + p * vcs_;
     uint32_t elig = 0;
-    for (uint32_t m = nonempty_[p]; m; m &= m - 1) {
+    for (uint32_t m = sa_wait_[p]; m; m &= m - 1) {
       const int v = __builtin_ctz(m);
-      const InVc& q = ivc(p, v);
-      if (q.sa_ready > now) continue;  // IDLE VCs hold kNever
-      if (front(p, v).ready > now) continue;
-      if (ovc(q.out_port, q.out_vc).credits <= 0) continue;
+      const InVc& q = qp[v];
+      if (q.sa_at > now) continue;  // VA'd too recently, or the front flit is not ready
+      if (out_[q.out_idx].credits <= 0) continue;
       elig |= 1u << v;
     }
     if (!elig) continue;
@@ -254,24 +291,26 @@ void Router::switch_allocate(Cycle now) {
     if (islip_) sa_in_ptr_[p] = (uint8_t)next_mod(v, vcs_);
     // Traverse: pop from the input VC, return its credit, forward on the output VC.
     InVc& q = ivc(p, v);
-    Entry& e = front(p, v);
-    Flit f = e.flit;
+    Flit f = front(q).flit;
     occ_update(q, now);
     q.head = (uint16_t)next_mod(q.head, buf_);
-    if (--q.count == 0 && !(nonempty_[p] &= (uint16_t)~(1u << v)))
-      nonempty_ports_ &= ~(1u << p);
+    --q.count;
     --buffered_;
     in_link_[p]->send_credit(v, now);
-    OutVc& ov = ovc(o, q.out_vc);
-    --ov.credits;
+    --out_[q.out_idx].credits;
     f.vc = q.out_vc;
     out_link_[o]->send(f, now + reg_sa_);
     ++switched_;
     if (f.tail()) {
       q.state = kIdle;
       q.sa_ready = kNever;
+      sa_disarm(q, p, v);
       if (q.count) va_mark(p, v);  // the next packet's head waits for VA
       free_[o] |= (uint16_t)(1u << q.out_vc);
+    } else if (q.count) {
+      sa_arm(q, p, v);  // the next flit of the packet is at the front
+    } else {
+      sa_disarm(q, p, v);  // the rest of the packet has not arrived
     }
   }
 }
@@ -324,17 +363,17 @@ uint64_t Router::flush() {
       occ_update(q, now);
       q.head = q.count = 0;
       q.state = kIdle;
-      q.sa_ready = kNever;
+      q.sa_ready = q.sa_at = kNever;
       q.open = false;
     }
-    nonempty_[p] = va_wait_[p] = 0;
+    sa_wait_[p] = va_wait_[p] = 0;
     if (out_link_[p]) {
       free_[p] = all_vcs_mask(vcs_);
       for (int v = 0; v < vcs_; ++v)
         ovc(p, v).credits = (failed_outs_ >> p) & 1 ? INT16_MAX / 2 : (int16_t)buf_;
     }
   }
-  nonempty_ports_ = va_ports_ = 0;
+  sa_ports_ = va_ports_ = 0;
   buffered_ = 0;
   return lost;
 }

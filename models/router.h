@@ -101,7 +101,13 @@ class Router final : public RouterBase {
     VcState state = kIdle;
     uint8_t out_port = 0, out_vc = 0;
     uint8_t va_ptr = 0;            // round-robin pointer over output VCs (VA stage 1)
+    uint16_t out_idx = 0;          // out_ index of (out_port, out_vc) while ACTIVE
+    uint32_t base = 0;             // entries_ index of this VC's first slot
     Cycle sa_ready = kNever;       // first cycle the packet may bid for the switch (kNever: IDLE)
+    // First cycle the front flit may bid for the switch: max(sa_ready, front flit's
+    // ready); kNever while IDLE or empty. Kept up to date whenever the front flit or
+    // sa_ready changes, so SA reads one word per VC instead of the buffer entry.
+    Cycle sa_at = kNever;
     // Monitors: the packet whose flits are being written into this VC.
     bool open = false;
     ChipId open_src = 0;
@@ -118,6 +124,9 @@ class Router final : public RouterBase {
   void csr_access(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void receive_credits(Cycle now);
   void receive_flits(Cycle now);
+  // Rare paths kept out of line, so the per-flit loops keep their registers.
+  [[gnu::cold, gnu::noinline]] bool admit_slow(int p, const Flit& f, Cycle now);
+  [[gnu::cold, gnu::noinline]] void bad_credit(int p, int v);
   void vc_allocate(Cycle now);
   void switch_allocate(Cycle now);
   bool idle() const;
@@ -132,6 +141,19 @@ class Router final : public RouterBase {
   OutVc& ovc(int p, int v) { return out_[p * vcs_ + v]; }
   const OutVc& ovc(int p, int v) const { return out_[p * vcs_ + v]; }
   Entry& front(int p, int v) { return entries_[(p * vcs_ + v) * buf_ + ivc(p, v).head]; }
+  Entry& front(const InVc& q) { return entries_[q.base + q.head]; }
+  // Input VC (p, v) of ACTIVE VC q holds a front flit: it takes part in SA from sa_at.
+  void sa_arm(InVc& q, int p, int v) {
+    const Cycle r = front(q).ready;
+    q.sa_at = r > q.sa_ready ? r : q.sa_ready;
+    sa_wait_[p] |= (uint16_t)(1u << v);
+    sa_ports_ |= 1u << p;
+  }
+  // Input VC (p, v) has no flit that may bid for the switch (empty or IDLE).
+  void sa_disarm(InVc& q, int p, int v) {
+    q.sa_at = kNever;
+    if (!(sa_wait_[p] &= (uint16_t)~(1u << v))) sa_ports_ &= ~(1u << p);
+  }
 
   const ChipId id_;
   const int vcs_, buf_;
@@ -144,8 +166,10 @@ class Router final : public RouterBase {
   std::vector<InVc> in_;          // [port][vc]
   std::vector<OutVc> out_;        // [port][vc]
   std::vector<Entry> entries_;    // [port][vc][slot]
-  uint16_t nonempty_[kMaxPorts] = {};  // per input port: VCs holding flits
-  uint32_t nonempty_ports_ = 0;        // input ports with any VC holding flits
+  // Input VCs that are ACTIVE and hold a flit (sa_at != kNever), per port, and the ports
+  // that have any: SA looks at nothing else.
+  uint16_t sa_wait_[kMaxPorts] = {};
+  uint32_t sa_ports_ = 0;
   // Input VCs that are idle and hold flits (a head waits for VC allocation), per port,
   // and the ports that have any: VA looks at nothing else.
   uint16_t va_wait_[kMaxPorts] = {};

@@ -95,7 +95,7 @@ Cycle CollectiveEngine::hbm_access(tlm::tlm_command cmd, uint64_t w, uint32_t n,
     data = scratch_.data();
   }
   const Cycle t = now();
-  tlm::tlm_generic_payload tx;
+  tlm::tlm_generic_payload& tx = hbm_tx_;  // reused: constructing one allocates
   tx.set_command(cmd);
   tx.set_address(buf_ + w * (uint64_t)flit_bytes_);
   tx.set_data_ptr(reinterpret_cast<unsigned char*>(data));

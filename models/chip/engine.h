@@ -143,6 +143,9 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
   std::unordered_map<uint32_t, std::vector<Arrived>> waiting_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> staged_;  // verify: packet data read for sending
   std::vector<uint64_t> scratch_;
+  // The HBM transaction object, reused by every access (all its fields are set per
+  // access; the HBM keeps no reference to it after b_transport returns).
+  tlm::tlm_generic_payload hbm_tx_;
   uint64_t words_sent_ = 0, words_reduced_ = 0;
   uint64_t violations_ = 0;
   std::string first_violation_;
