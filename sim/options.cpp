@@ -1,7 +1,8 @@
 #include "sim/options.h"
 
 #include "models/fault/fault_set.h"
-#include "tb/rtl_mesh_router.h"
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -61,7 +62,21 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
   return (Cycle)v;
 }
 
+std::string dir_of(const std::string& path) {
+  const auto k = path.rfind('/');
+  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
+}
+
 }  // namespace
+
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty() || path.back() == '/')
+    throw UsageError(std::string(option) + " '" + path + "': expected a file path");
+  const std::string d = dir_of(path);
+  if (access(d.c_str(), W_OK) != 0)
+    throw UsageError(std::string(option) + " " + path + ": directory '" + d +
+                     "' does not exist or is not writable");
+}
 
 po::options_description network_options(const NetworkConfig& d) {
   po::options_description o("Network and router");
@@ -308,22 +323,6 @@ WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net) {
     if (net) traced_routers(*net, w);  // throws ConfigError (= UsageError) for a chip outside the mesh
   }
   return w;
-}
-
-po::options_description rtl_router_options() {
-  po::options_description o("RTL routers (docs/cosim.md, \"Mesh-level check\")");
-  o.add_options()("rtl-routers", po::bool_switch(),
-                  "build the network from the verilated RTL router (rtl/) instead of the SystemC "
-                  "model router; needs --local-ports 1 and V, B, P within the RTL build");
-  return o;
-}
-
-RouterFactory rtl_routers_from(const po::variables_map& vm, const NetworkConfig& net, const WaveOptions& wave) {
-  if (!vm["rtl-routers"].as<bool>()) return nullptr;
-  const std::string err = rtl_mesh_config_error(net);
-  if (!err.empty()) throw UsageError("--rtl-routers: " + err);
-  if (wave.enabled()) throw UsageError("--rtl-routers: " + wave.option + " needs the SystemC model routers");
-  return rtl_router_factory(net);
 }
 
 }  // namespace fm

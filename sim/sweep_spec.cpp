@@ -182,9 +182,13 @@ std::vector<std::string> parse_axis_values(const std::string& text, const std::s
 }
 
 SweepSpec read_sweep_spec(const std::string& path) {
-  const std::string where = "sweep spec " + path;
   std::ifstream in(path);
-  if (!in) throw UsageError(where + ": cannot read the file");
+  if (!in) throw UsageError("sweep spec " + path + ": cannot read the file");
+  return parse_sweep_spec(in, path);
+}
+
+SweepSpec parse_sweep_spec(std::istream& in, const std::string& path) {
+  const std::string where = "sweep spec " + path;
   po::parsed_options parsed(nullptr);
   try {
     po::options_description none;

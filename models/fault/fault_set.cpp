@@ -46,6 +46,10 @@ std::string to_string(const LinkFault& l) {
 void read_fault_file(const std::string& path, FaultConfig* out) {
   std::ifstream in(path);
   if (!in) throw ConfigError("--fault-file " + path + ": cannot read the file");
+  read_faults(in, path, out);
+}
+
+void read_faults(std::istream& in, const std::string& path, FaultConfig* out) {
   std::string line;
   for (int no = 1; std::getline(in, line); ++no) {
     const auto hash = line.find('#');

@@ -2,6 +2,7 @@
 // board kills its chips; a dead chip kills every link to and from it. Built from the
 // FaultConfig (command line or fault file, docs/faults-format in docs/routing.md).
 #pragma once
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ bool parse_link_fault(const std::string& s, LinkFault* out);
 //   chip x,y | board bx,by | link x,y:D [oneway]
 // Throws ConfigError naming the file, line and problem.
 void read_fault_file(const std::string& path, FaultConfig* out);
+// The same from a stream; `path` names it in errors.
+void read_faults(std::istream& in, const std::string& path, FaultConfig* out);
 std::string to_string(const LinkFault& l);
 // Parses a --fail-at value: "WHEN:chip:x,y", "WHEN:board:bx,by" or
 // "WHEN:link:x,y:D[:oneway]", WHEN a cycle ("120000") or a progress ("50%"). Returns ""
