@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <queue>
 #include <sstream>
@@ -249,11 +250,16 @@ std::string parse_timed_fault(const std::string& s, TimedFault* out) {
 }
 
 std::string to_string(const TimedFault& f) {
-  std::string when = f.percent >= 0 ? std::to_string(f.percent) + "%" : std::to_string(f.cycle);
+  std::string when = std::to_string(f.cycle);
   if (f.percent >= 0) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%g%%", f.percent);
-    when = b;
+    // The shortest form that reads back as the same number: "%g" alone printed
+    // 99.9999999% as "100%", which --fail-at refuses (found by fuzz_fault_schedule).
+    char b[40];
+    for (int digits : {6, 15, 17}) {
+      std::snprintf(b, sizeof b, "%.*g", digits, f.percent);
+      if (std::strtod(b, nullptr) == f.percent) break;
+    }
+    when = std::string(b) + "%";
   }
   switch (f.kind) {
     case TimedFault::kChip: return when + ":chip:" + std::to_string(f.at.x) + "," + std::to_string(f.at.y);
