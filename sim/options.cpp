@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace fm {
@@ -151,6 +153,44 @@ po::options_description output_options() {
   return o;
 }
 
+namespace {
+
+// Reads the protected substitutions (%value%, %option%, ...) of a Boost error.
+struct SubstitutionsOf : po::error_with_option_name {
+  static std::map<std::string, std::string> po::error_with_option_name::*member() {
+    return &SubstitutionsOf::m_substitutions;
+  }
+};
+
+// True when s holds a placeholder: '%', letters or '_', '%'.
+bool has_placeholder(const std::string& s) {
+  for (size_t a = s.find('%'); a != std::string::npos; a = s.find('%', a + 1)) {
+    size_t b = a + 1;
+    while (b < s.size() && (std::isalpha((unsigned char)s[b]) || s[b] == '_')) ++b;
+    if (b > a + 1 && b < s.size() && s[b] == '%') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string po_error_text(const po::error& e) {
+  const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
+  if (!named) return e.what();
+  // Boost (1.74) builds the message by replacing each %name% in it until none is left,
+  // so user text that holds a placeholder ("vcs = %value%") made what() loop forever
+  // while the message grew (found by fuzz_config). Such text is shown with each '%'
+  // written as %25, which no placeholder matches.
+  po::error_with_option_name copy = *named;
+  for (const auto& [name, value] : copy.*SubstitutionsOf::member()) {
+    if (!has_placeholder(value)) continue;
+    std::string safe;
+    for (char c : value) safe += c == '%' ? std::string("%25") : std::string(1, c);
+    copy.set_substitute(name, safe);
+  }
+  return copy.what();
+}
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const std::string& usage, po::variables_map* vm) {
   po::options_description all;
@@ -172,7 +212,7 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     }
     po::notify(*vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string(e.what()) + " (see --help for the options and their values)");
+    throw UsageError(po_error_text(e) + " (see --help for the options and their values)");
   }
   return true;
 }

@@ -194,7 +194,7 @@ SweepSpec parse_sweep_spec(std::istream& in, const std::string& path) {
     po::options_description none;
     parsed = po::parse_config_file(in, none, true);
   } catch (const po::error& e) {
-    throw UsageError(where + ": " + e.what());
+    throw UsageError(where + ": " + po_error_text(e));
   }
   SweepSpec s;
   std::vector<std::pair<std::string, std::string>> axis_lines;  // (section.key, value)
