@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -21,6 +23,8 @@ const std::string& config_path() {
     const char* dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     return std::string(dir) + "/faultmesh_fuzz_config." + std::to_string(getpid()) + ".ini";
   }();
+  static const bool cleanup = std::atexit([] { std::remove(p.c_str()); }) == 0;
+  (void)cleanup;
   return p;
 }
 
