@@ -228,6 +228,10 @@ SweepSpec parse_sweep_spec(std::istream& in, const std::string& path) {
     throw UsageError(where + ": command = " + s.command + ": not a sweepable faultmesh command; allowed " + names);
   const po::options_description desc = cmd->options();
   auto check_name = [&](const std::string& name, const std::string& what) {
+    // An empty name ("= 1,2" under [axes]) made find_nothrow throw Boost's
+    // ambiguous_option, reported as an internal error (found by fuzz_sweep_spec).
+    if (name.empty())
+      throw UsageError(where + ": " + what + " with no name (a line '= value'; expected 'option = value')");
     if (kReserved.count(name))
       throw UsageError(where + ": " + what + " '" + name + "': set by the sweep itself (each point writes its own JSON)");
     if (name != "config" && !desc.find_nothrow(name, false))
