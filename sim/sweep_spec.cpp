@@ -187,7 +187,7 @@ SweepSpec read_sweep_spec(const std::string& path) {
   return parse_sweep_spec(in, path);
 }
 
-SweepSpec parse_sweep_spec(std::istream& in, const std::string& path) {
+SweepSpec parse_sweep_spec(std::istream& in, const std::string& path, size_t max_points) {
   const std::string where = "sweep spec " + path;
   po::parsed_options parsed(nullptr);
   try {
@@ -277,7 +277,8 @@ SweepSpec parse_sweep_spec(std::istream& in, const std::string& path) {
   }
   double total = 1;
   for (const auto& d : dims) total *= (double)s.axes[d[0]].values.size();
-  if (total > 1e6) throw UsageError(where + ": " + fmt_number(total) + " points; at most 1000000");
+  if (total > (double)max_points)
+    throw UsageError(where + ": " + fmt_number(total) + " points; at most " + std::to_string(max_points));
   std::vector<size_t> idx(dims.size(), 0);
   for (int id = 0; id < (int)total; ++id) {
     SweepPoint p;
