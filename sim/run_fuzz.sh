@@ -56,7 +56,7 @@ for t in $TARGETS; do
   run=("$bin" "${opts[@]}" -max_len="$(max_len "$t")" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1)
   ((FUZZ_JOBS > 1)) && run+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
   if "${run[@]}" "build-fuzz/work/$t" "$corpus" >"$log" 2>&1; then
-    grep -E "^#[0-9]+ +DONE|stat::average_exec_per_sec" "$log" | sed "s/^/   /" || true
+    grep -E "^#[0-9]+[[:space:]]+DONE|stat::average_exec_per_sec" "$log" | sed "s/^/   /" || true
   else
     tail -60 "$log"
     failed+=("$t")
