@@ -59,12 +59,14 @@ void check_tables(const NetworkConfig& n, const FaultSet& f, const RouteSet& rs)
       int c = s, hops = 0;
       while (c != d) {
         const RouteEntry& e = rs.tables[c].lookup(d);
-        const std::string where = rs.scheme + ": route " + at(t, s) + " -> " + at(t, d) + " at " + at(t, c);
-        if (e.port >= kNumNetPorts) fuzz::fail(where + ": no network port (" + std::to_string(e.port) + ")");
-        if (f.link_dead(c, (Port)e.port)) fuzz::fail(where + ": over a dead or missing link");
+        auto bad = [&](const std::string& what) {  // the message only when it fails
+          fuzz::fail(rs.scheme + ": route " + at(t, s) + " -> " + at(t, d) + " at " + at(t, c) + ": " + what);
+        };
+        if (e.port >= kNumNetPorts) bad("no network port (" + std::to_string(e.port) + ")");
+        if (f.link_dead(c, (Port)e.port)) bad("over a dead or missing link");
         const long next = t.neighbour(c, (Port)e.port);
-        if (next < 0 || f.chip_dead((ChipId)next)) fuzz::fail(where + ": into a dead chip");
-        if (++hops > chips) fuzz::fail(where + ": more hops than chips (a loop)");
+        if (next < 0 || f.chip_dead((ChipId)next)) bad("into a dead chip");
+        if (++hops > chips) bad("more hops than chips (a loop)");
         c = (int)next;
       }
     }
