@@ -34,8 +34,15 @@ fi
 CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B build-fuzz >/dev/null
 cmake --build build-fuzz -j"${JOBS:-2}"
 
-# Per target: the longest input worth trying (fuzz_routes reads at most 77 bytes).
-max_len() { case $1 in fuzz_routes) echo 80 ;; fuzz_fault_schedule) echo 1024 ;; *) echo 4096 ;; esac; }
+# Per target: the longest input worth trying; fuzz_routes reads at most 77 bytes and
+# tries every length at once (-len_control=0: big fault sets from the start).
+target_opts() {
+  case $1 in
+    fuzz_routes) echo "-max_len=80 -len_control=0" ;;
+    fuzz_fault_schedule) echo "-max_len=1024" ;;
+    *) echo "-max_len=4096" ;;
+  esac
+}
 
 mkdir -p build-fuzz/artifacts
 failed=()
@@ -53,7 +60,8 @@ for t in $TARGETS; do
   echo "== $t: fuzzing ${SECONDS_PER_TARGET} s"
   mkdir -p "build-fuzz/work/$t"
   log=build-fuzz/artifacts/$t.log
-  run=("$bin" "${opts[@]}" -max_len="$(max_len "$t")" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1)
+  read -ra extra <<<"$(target_opts "$t")"
+  run=("$bin" "${opts[@]}" "${extra[@]}" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1)
   ((FUZZ_JOBS > 1)) && run+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
   if "${run[@]}" "build-fuzz/work/$t" "$corpus" >"$log" 2>&1; then
     grep -E "^#[0-9]+[[:space:]]+DONE|stat::average_exec_per_sec" "$log" | sed "s/^/   /" || true
