@@ -38,21 +38,7 @@ const char* kUsage =
     "\n"
     "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant)\n";
 
-std::string dir_of(const std::string& path) {
-  const auto k = path.rfind('/');
-  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
-}
-
 }  // namespace
-
-void check_writable(const std::string& path, const char* option) {
-  if (path.empty() || path.back() == '/')
-    throw UsageError(std::string(option) + " '" + path + "': expected a file path");
-  const std::string d = dir_of(path);
-  if (access(d.c_str(), W_OK) != 0)
-    throw UsageError(std::string(option) + " " + path + ": directory '" + d +
-                     "' does not exist or is not writable");
-}
 
 void write_file_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp." + std::to_string(getpid());

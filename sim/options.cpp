@@ -2,12 +2,15 @@
 
 #include "models/fault/fault_set.h"
 #include "models/memory.h"
-#include "tb/rtl_mesh_router.h"
 
+#include <unistd.h>
+
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace fm {
@@ -63,6 +66,11 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
   return (Cycle)v;
 }
 
+std::string dir_of(const std::string& path) {
+  const auto k = path.rfind('/');
+  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
+}
+
 }  // namespace
 
 bool parse_bytes(const std::string& s, uint64_t* out) {
@@ -87,6 +95,15 @@ bool parse_bytes(const std::string& s, uint64_t* out) {
   if (!(b >= 1) || b > 1e15 || b != std::floor(b)) return false;
   *out = (uint64_t)b;
   return true;
+}
+
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty() || path.back() == '/')
+    throw UsageError(std::string(option) + " '" + path + "': expected a file path");
+  const std::string d = dir_of(path);
+  if (access(d.c_str(), W_OK) != 0)
+    throw UsageError(std::string(option) + " " + path + ": directory '" + d +
+                     "' does not exist or is not writable");
 }
 
 po::options_description network_options(const NetworkConfig& d) {
@@ -165,6 +182,44 @@ po::options_description output_options() {
   return o;
 }
 
+namespace {
+
+// Reads the protected substitutions (%value%, %option%, ...) of a Boost error.
+struct SubstitutionsOf : po::error_with_option_name {
+  static std::map<std::string, std::string> po::error_with_option_name::*member() {
+    return &SubstitutionsOf::m_substitutions;
+  }
+};
+
+// True when s holds a placeholder: '%', letters or '_', '%'.
+bool has_placeholder(const std::string& s) {
+  for (size_t a = s.find('%'); a != std::string::npos; a = s.find('%', a + 1)) {
+    size_t b = a + 1;
+    while (b < s.size() && (std::isalpha((unsigned char)s[b]) || s[b] == '_')) ++b;
+    if (b > a + 1 && b < s.size() && s[b] == '%') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string po_error_text(const po::error& e) {
+  const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
+  if (!named) return e.what();
+  // Boost (1.74) builds the message by replacing each %name% in it until none is left,
+  // so user text that holds a placeholder ("vcs = %value%") made what() loop forever
+  // while the message grew (found by fuzz_config). Such text is shown with each '%'
+  // written as %25, which no placeholder matches.
+  po::error_with_option_name copy = *named;
+  for (const auto& [name, value] : copy.*SubstitutionsOf::member()) {
+    if (!has_placeholder(value)) continue;
+    std::string safe;
+    for (char c : value) safe += c == '%' ? std::string("%25") : std::string(1, c);
+    copy.set_substitute(name, safe);
+  }
+  return copy.what();
+}
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const std::string& usage, po::variables_map* vm) {
   po::options_description all;
@@ -186,7 +241,7 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     }
     po::notify(*vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string(e.what()) + " (see --help for the options and their values)");
+    throw UsageError(po_error_text(e) + " (see --help for the options and their values)");
   }
   return true;
 }
@@ -343,22 +398,6 @@ WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net) {
     if (net) traced_routers(*net, w);  // throws ConfigError (= UsageError) for a chip outside the mesh
   }
   return w;
-}
-
-po::options_description rtl_router_options() {
-  po::options_description o("RTL routers (docs/cosim.md, \"Mesh-level check\")");
-  o.add_options()("rtl-routers", po::bool_switch(),
-                  "build the network from the verilated RTL router (rtl/) instead of the SystemC "
-                  "model router; needs --local-ports 1 and V, B, P within the RTL build");
-  return o;
-}
-
-RouterFactory rtl_routers_from(const po::variables_map& vm, const NetworkConfig& net, const WaveOptions& wave) {
-  if (!vm["rtl-routers"].as<bool>()) return nullptr;
-  const std::string err = rtl_mesh_config_error(net);
-  if (!err.empty()) throw UsageError("--rtl-routers: " + err);
-  if (wave.enabled()) throw UsageError("--rtl-routers: " + wave.option + " needs the SystemC model routers");
-  return rtl_router_factory(net);
 }
 
 }  // namespace fm

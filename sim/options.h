@@ -8,6 +8,7 @@
 #include "models/config.h"
 #include "models/network.h"
 #include "sim/cli.h"
+#include "sim/po_error.h"
 #include "tb/tracer.h"
 #include "tb/traffic_run.h"
 

@@ -37,6 +37,7 @@
 #include "sim/availability.h"
 #include "sim/cli.h"
 #include "sim/plot.h"
+#include "sim/po_error.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
 
@@ -408,7 +409,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     po::store(po::command_line_parser(args).options(d).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string(e.what()) + " (see faultmesh report paper --help)");
+    throw UsageError(po_error_text(e) + " (see faultmesh report paper --help)");
   }
   if (vm.count("help")) {
     std::cout << "usage: faultmesh report paper [--quick] [--out DIR] [--jobs N] [options]\n"

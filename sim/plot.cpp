@@ -472,7 +472,7 @@ int cmd_plot(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string(e.what()) + " (see faultmesh plot --help)");
+    throw UsageError(po_error_text(e) + " (see faultmesh plot --help)");
   }
   if (vm.count("help")) {
     std::cout << "usage: faultmesh plot DIR [--out PLOTDIR]\n"

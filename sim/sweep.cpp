@@ -535,7 +535,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string(e.what()) + " (see faultmesh sweep --help)");
+    throw UsageError(po_error_text(e) + " (see faultmesh sweep --help)");
   }
   if (vm.count("help")) {
     std::cout << "usage: faultmesh sweep SPEC --out DIR [--backend local|slurm] [--jobs N] [--wait]\n"

@@ -3,6 +3,8 @@
 // process, locally or as one Slurm job array, and the results are collected into
 // results.csv / results.jsonl. `faultmesh plot` turns a sweep directory into figures.
 #pragma once
+#include <cstddef>
+#include <istream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +39,9 @@ struct SweepSpec {
 // no list is empty, and every point's options pass the command's own parsing and
 // validation. Throws UsageError (one line naming the problem) otherwise.
 SweepSpec read_sweep_spec(const std::string& path);
+// The same from a stream; `path` names the spec in errors. A spec of more than
+// `max_points` points is refused (the fuzz target lowers it to bound each input's work).
+SweepSpec parse_sweep_spec(std::istream& in, const std::string& path, size_t max_points = 1000000);
 
 // The list or range syntax of one axis line ("1,2,4", "0.05:0.5:0.05", "0,0; 3,3", "-"):
 // split at ';' when the line has one or `commas_in_values` (coordinates), else at ','.

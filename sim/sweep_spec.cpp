@@ -182,15 +182,19 @@ std::vector<std::string> parse_axis_values(const std::string& text, const std::s
 }
 
 SweepSpec read_sweep_spec(const std::string& path) {
-  const std::string where = "sweep spec " + path;
   std::ifstream in(path);
-  if (!in) throw UsageError(where + ": cannot read the file");
+  if (!in) throw UsageError("sweep spec " + path + ": cannot read the file");
+  return parse_sweep_spec(in, path);
+}
+
+SweepSpec parse_sweep_spec(std::istream& in, const std::string& path, size_t max_points) {
+  const std::string where = "sweep spec " + path;
   po::parsed_options parsed(nullptr);
   try {
     po::options_description none;
     parsed = po::parse_config_file(in, none, true);
   } catch (const po::error& e) {
-    throw UsageError(where + ": " + e.what());
+    throw UsageError(where + ": " + po_error_text(e));
   }
   SweepSpec s;
   std::vector<std::pair<std::string, std::string>> axis_lines;  // (section.key, value)
@@ -224,6 +228,10 @@ SweepSpec read_sweep_spec(const std::string& path) {
     throw UsageError(where + ": command = " + s.command + ": not a sweepable faultmesh command; allowed " + names);
   const po::options_description desc = cmd->options();
   auto check_name = [&](const std::string& name, const std::string& what) {
+    // An empty name ("= 1,2" under [axes]) made find_nothrow throw Boost's
+    // ambiguous_option, reported as an internal error (found by fuzz_sweep_spec).
+    if (name.empty())
+      throw UsageError(where + ": " + what + " with no name (a line '= value'; expected 'option = value')");
     if (kReserved.count(name))
       throw UsageError(where + ": " + what + " '" + name + "': set by the sweep itself (each point writes its own JSON)");
     if (name != "config" && !desc.find_nothrow(name, false))
@@ -269,7 +277,8 @@ SweepSpec read_sweep_spec(const std::string& path) {
   }
   double total = 1;
   for (const auto& d : dims) total *= (double)s.axes[d[0]].values.size();
-  if (total > 1e6) throw UsageError(where + ": " + fmt_number(total) + " points; at most 1000000");
+  if (total > (double)max_points)
+    throw UsageError(where + ": " + fmt_number(total) + " points; at most " + std::to_string(max_points));
   std::vector<size_t> idx(dims.size(), 0);
   for (int id = 0; id < (int)total; ++id) {
     SweepPoint p;

@@ -65,6 +65,9 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"traffic --fail-chip 0,1 --fail-chip 1,0", "partitions the mesh: 1 live chip(s)"},
       {"traffic --routing xy --fail-board 1,1", "block dimension-order routing"},
       {"traffic --pattern hotspot --hotspot 2,2 --fail-board 1,1", "--hotspot 2,2: that chip has failed"},
+      // Boost's own placeholders in the user's text once made the message loop forever.
+      {"traffic --vcs %value%", "the argument ('%25value%25') for option '--vcs' is invalid"},
+      {"traffic --%canonical_option% 1", "%25canonical_option%25"},
   };
   for (const Bad& b : bad) {
     const Outcome r = run(b.args);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <queue>
 #include <sstream>
@@ -60,6 +61,10 @@ std::string place_error(const NetworkConfig& mesh, const FaultConfig& one) {
 void read_fault_file(const std::string& path, FaultConfig* out, const NetworkConfig* mesh) {
   std::ifstream in(path);
   if (!in) throw ConfigError("--fault-file " + path + ": cannot read the file");
+  read_faults(in, path, out, mesh);
+}
+
+void read_faults(std::istream& in, const std::string& path, FaultConfig* out, const NetworkConfig* mesh) {
   std::string line;
   for (int no = 1; std::getline(in, line); ++no) {
     const auto hash = line.find('#');
@@ -281,12 +286,17 @@ std::string parse_timed_fault(const std::string& s, TimedFault* out) {
 }
 
 std::string to_string(const TimedFault& f) {
-  std::string when = f.percent >= 0 ? std::to_string(f.percent) + "%" : std::to_string(f.cycle);
+  std::string when = std::to_string(f.cycle);
   if (f.by_phase()) when = "@" + f.phase + (f.cycle ? "+" + std::to_string(f.cycle) : "");
   if (f.percent >= 0) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%g%%", f.percent);
-    when = b;
+    // The shortest form that reads back as the same number: "%g" alone printed
+    // 99.9999999% as "100%", which --fail-at refuses (found by fuzz_fault_schedule).
+    char b[40];
+    for (int digits : {6, 15, 17}) {
+      std::snprintf(b, sizeof b, "%.*g", digits, f.percent);
+      if (std::strtod(b, nullptr) == f.percent) break;
+    }
+    when = std::string(b) + "%";
   }
   switch (f.kind) {
     case TimedFault::kChip: return when + ":chip:" + std::to_string(f.at.x) + "," + std::to_string(f.at.y);

@@ -2,6 +2,7 @@
 // board kills its chips; a dead chip kills every link to and from it. Built from the
 // FaultConfig (command line or fault file, docs/faults-format in docs/routing.md).
 #pragma once
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ std::string place_error(const NetworkConfig& mesh, const FaultConfig& one);
 // Throws ConfigError naming the file, line and problem; with `mesh`, also for a chip,
 // board or link outside it.
 void read_fault_file(const std::string& path, FaultConfig* out, const NetworkConfig* mesh = nullptr);
+// The same from a stream; `path` names it in errors.
+void read_faults(std::istream& in, const std::string& path, FaultConfig* out,
+                 const NetworkConfig* mesh = nullptr);
 std::string to_string(const LinkFault& l);
 // Parses a --fail-at value: "WHEN:chip:x,y", "WHEN:board:bx,by" or
 // "WHEN:link:x,y:D[:oneway]", WHEN a cycle ("120000"), a progress ("50%") or a phase of

@@ -1,0 +1,156 @@
+// The allreduce command's options and their validation into a Config (sim/options.h),
+// apart from the command itself so that the option parsers build without the
+// simulator (sweep specs use them too; tests/fuzz/ links them alone).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "models/collective/algorithms.h"
+#include "models/fault/fault_set.h"
+#include "sim/cli.h"
+#include "sim/options.h"
+
+namespace fm {
+
+namespace {
+
+po::options_description collective_options() {
+  const Config d;
+  po::options_description o("Collective and chip");
+  o.add_options()
+    ("algo", po::value<std::string>()->default_value(coll::to_string(d.coll.algo)),
+     (std::string(coll::kAlgoNames) + " (docs/collectives.md)").c_str())
+    ("order", po::value<std::string>()->default_value(coll::to_string(d.coll.order)),
+     "2-D phase order: xy | yx | both (half the data each way at once)")
+    ("bytes", po::value<std::string>()->default_value("16MiB"),
+     "gradient bytes per chip, e.g. 64MiB, 100MB, 4096")
+    ("dtype", po::value<std::string>()->default_value("fp32"), "fp32 | bf16 (element size)")
+    ("chunk", po::value<std::string>()->default_value("auto"),
+     "pipelining chunk of every schedule (a multiple of --flit-bytes); auto: bytes/256 "
+     "clamped to 4..64 KiB, so small collectives still pipeline")
+    ("verify", po::value<std::string>()->default_value("auto"),
+     "on | off | auto: flits carry data words and every chip's sum is checked "
+     "(auto: on when all chips' words fit in 1 GiB)")
+    ("packet-words", po::value<int>()->default_value(d.chip.packet_words),
+     "data flits per packet, 1..1024 (plus one header flit)")
+    ("hbm-bw", po::value<double>()->default_value(d.chip.hbm_gbps), "HBM bandwidth per chip, GB/s")
+    ("hbm-bytes", po::value<std::string>()->default_value("32GiB"), "HBM capacity per chip")
+    ("reduce-bw", po::value<double>()->default_value(d.chip.reduce_gbps),
+     "reduction unit throughput, GB/s of incoming data")
+    ("compute-us", po::value<double>()->default_value(d.chip.compute_us),
+     "compute time of a training step before the allreduce, microseconds")
+    ("fail-at", po::value<std::vector<std::string>>()->composing(),
+     "a failure during the run: WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway], "
+     "WHEN a cycle (120000), a share of the data reduced (50%) or the start of a phase "
+     "(@reduce-scatter-y, @all-gather-x+500: that many cycles later); repeatable (docs/faults.md)")
+    ("detect-cycles", po::value<uint64_t>()->default_value(d.recovery.detect),
+     "cycles from a failure until the neighbours report it")
+    ("drain-quiet", po::value<uint64_t>()->default_value(d.recovery.quiet),
+     "recovery: flush the network once no flit has moved for this many cycles")
+    ("restart-algo", po::value<std::string>()->default_value(coll::to_string(d.recovery.restart_algo)),
+     "the algorithm the collective restarts with after a failure")
+    ("watchdog", po::value<uint64_t>()->default_value(d.run.watchdog),
+     "stop when no flit moves for this many cycles while work waits")
+    ("max-cycles", po::value<std::string>()->default_value("auto"),
+     "stop when the allreduce has not finished after this many cycles "
+     "(auto: 16x the busiest chip's own traffic, docs/errors.md)");
+  return o;
+}
+
+void collective_from(const po::variables_map& vm, Config* c) {
+  CollectiveConfig& k = c->coll;
+  ChipConfig& ch = c->chip;
+  const auto str = [&](const char* n) { return vm[n].as<std::string>(); };
+  if (!coll::parse_algo(str("algo"), &k.algo))
+    throw UsageError("--algo " + str("algo") + ": allowed " + coll::kAlgoNames);
+  if (!coll::parse_order(str("order"), &k.order))
+    throw UsageError("--order " + str("order") + ": allowed xy | yx | both");
+  if (!parse_bytes(str("bytes"), &k.bytes))
+    throw UsageError("--bytes " + str("bytes") + ": expected a positive whole number of bytes, e.g. 64MiB, 100MB, 4096");
+  if (str("dtype") == "fp32") k.dtype = DType::Fp32;
+  else if (str("dtype") == "bf16") k.dtype = DType::Bf16;
+  else throw UsageError("--dtype " + str("dtype") + ": allowed fp32 | bf16");
+  const uint64_t elem = k.dtype == DType::Bf16 ? 2 : 4;
+  if (k.bytes % elem)
+    throw UsageError("--bytes " + str("bytes") + ": must be a multiple of the " + str("dtype") +
+                     " element size (" + std::to_string(elem) + " bytes)");
+  const uint64_t fb = (uint64_t)c->net.flit_bytes;
+  if (str("chunk") == "auto") {
+    const uint64_t want = std::min<uint64_t>(64 << 10, std::max<uint64_t>(4 << 10, k.bytes / 256));
+    k.chunk_bytes = std::max<uint64_t>(fb, want / fb * fb);
+  } else if (!parse_bytes(str("chunk"), &k.chunk_bytes) || k.chunk_bytes % fb || k.chunk_bytes >= (1ULL << 32))
+    throw UsageError("--chunk " + str("chunk") + ": must be a positive multiple of --flit-bytes (" +
+                     std::to_string(fb) + ") below 4 GiB");
+  if (k.bytes / fb >= (1ULL << 32))
+    throw UsageError("--bytes " + str("bytes") + ": at most 2^32 flits of data per chip");
+  if (str("verify") == "on") k.verify = Verify::On;
+  else if (str("verify") == "off") k.verify = Verify::Off;
+  else if (str("verify") == "auto") k.verify = Verify::Auto;
+  else throw UsageError("--verify " + str("verify") + ": allowed on | off | auto");
+  ch.packet_words = vm["packet-words"].as<int>();
+  if (ch.packet_words < 1 || ch.packet_words > 1024)
+    throw UsageError("--packet-words " + std::to_string(ch.packet_words) + ": allowed 1..1024");
+  ch.hbm_gbps = vm["hbm-bw"].as<double>();
+  ch.reduce_gbps = vm["reduce-bw"].as<double>();
+  if (!(ch.hbm_gbps > 0) || !(ch.reduce_gbps > 0))
+    throw UsageError("--hbm-bw and --reduce-bw must be positive GB/s");
+  if (!parse_bytes(str("hbm-bytes"), &ch.hbm_bytes))
+    throw UsageError("--hbm-bytes " + str("hbm-bytes") + ": expected bytes, e.g. 32GiB");
+  if (k.bytes > ch.hbm_bytes)
+    throw UsageError("--bytes " + str("bytes") + " does not fit in --hbm-bytes " + str("hbm-bytes"));
+  ch.compute_us = vm["compute-us"].as<double>();
+  if (!(ch.compute_us >= 0)) throw UsageError("--compute-us must be >= 0");
+  if (vm.count("fail-at"))
+    for (const std::string& f : vm["fail-at"].as<std::vector<std::string>>()) {
+      TimedFault t;
+      const std::string e = parse_timed_fault(f, &t);
+      if (!e.empty()) throw UsageError("--fail-at " + f + ": " + e);
+      FaultConfig one;
+      if (t.kind == TimedFault::kChip) one.chips.push_back(t.at);
+      else if (t.kind == TimedFault::kBoard) one.boards.push_back(t.at);
+      else one.links.push_back(t.link);
+      const std::string place = place_error(c->net, one);
+      if (!place.empty()) throw UsageError("--fail-at " + f + ": " + place);
+      c->net.faults.timed.push_back(t);
+    }
+  c->recovery.detect = vm["detect-cycles"].as<uint64_t>();
+  c->recovery.quiet = vm["drain-quiet"].as<uint64_t>();
+  if (c->recovery.quiet < 8) throw UsageError("--drain-quiet must be >= 8 cycles");
+  if (!coll::parse_algo(str("restart-algo"), &c->recovery.restart_algo))
+    throw UsageError("--restart-algo " + str("restart-algo") + ": allowed " + coll::kAlgoNames);
+  c->run.watchdog = vm["watchdog"].as<uint64_t>();
+  if (c->run.watchdog < 1) throw UsageError("--watchdog must be >= 1 cycle");
+  const std::string mc = str("max-cycles");
+  if (mc == "auto") {
+    c->run.max_cycles = 0;
+  } else {
+    uint64_t v = 0;
+    size_t pos = 0;
+    try {
+      if (!mc.empty() && std::isdigit((unsigned char)mc[0])) v = std::stoull(mc, &pos);
+    } catch (...) {
+      pos = 0;
+    }
+    if (pos != mc.size() || v < 1) throw UsageError("--max-cycles " + mc + ": allowed auto or a whole number of cycles >= 1");
+    c->run.max_cycles = v;
+  }
+}
+
+}  // namespace
+
+po::options_description allreduce_options() {
+  NetworkConfig nd;
+  nd.local_ports = 4;  // a chip's DMA engines feed all four links at once
+  nd.vcs = 4;          // lash around holes needs them to stay minimal on a torus (docs/routing.md)
+  po::options_description desc;
+  desc.add(network_options(nd)).add(collective_options());
+  return desc;
+}
+
+Config allreduce_config_from(const po::variables_map& vm) {
+  Config cfg = config_from(vm);
+  collective_from(vm, &cfg);
+  return cfg;
+}
+
+}  // namespace fm
