@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Shared set-up for run_demo.sh and run_tests.sh: installs the Debian 12 packages the
-# build needs (only those missing), then configures and builds into build/.
+# Shared set-up for run_demo.sh, run_tests.sh and run_sanitized_tests.sh: installs the
+# Debian 12 packages the build needs (only those missing), then configures and builds
+# into build/. Optional arguments: another build directory, then extra CMake arguments
+# (run_sanitized_tests.sh: build-asan -DFAULTMESH_SANITIZE=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,5 +27,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
-cmake --build build -j"${JOBS:-2}"
+build_dir=${1:-build}
+(($#)) && shift
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" "$@" >/dev/null
+cmake --build "$build_dir" -j"${JOBS:-2}"

@@ -10,7 +10,9 @@
 #include "models/collective/algorithms.h"
 #include "models/routing/routes.h"
 
-int sc_main(int, char**) { return 0; }
+// libsystemc refers to sc_main with C linkage (sysc/kernel/sc_externs.h, not included
+// here): without extern "C" this one is a different, C++-mangled function.
+extern "C" int sc_main(int, char**) { return 0; }
 
 using namespace fm;
 using namespace fm::coll;
