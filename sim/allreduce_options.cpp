@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <fstream>
 
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_set.h"
@@ -43,6 +44,8 @@ po::options_description collective_options() {
      "a failure during the run: WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway], "
      "WHEN a cycle (120000), a share of the data reduced (50%) or the start of a phase "
      "(@reduce-scatter-y, @all-gather-x+500: that many cycles later); repeatable (docs/faults.md)")
+    ("fail-schedule", po::value<std::string>(),
+     "a file of failures during the run, one --fail-at value per line, # comments (docs/faults.md)")
     ("detect-cycles", po::value<uint64_t>()->default_value(d.recovery.detect),
      "cycles from a failure until the neighbours report it")
     ("drain-quiet", po::value<uint64_t>()->default_value(d.recovery.quiet),
@@ -100,19 +103,33 @@ void collective_from(const po::variables_map& vm, Config* c) {
     throw UsageError("--bytes " + str("bytes") + " does not fit in --hbm-bytes " + str("hbm-bytes"));
   ch.compute_us = vm["compute-us"].as<double>();
   if (!(ch.compute_us >= 0)) throw UsageError("--compute-us must be >= 0");
-  if (vm.count("fail-at"))
-    for (const std::string& f : vm["fail-at"].as<std::vector<std::string>>()) {
-      TimedFault t;
-      const std::string e = parse_timed_fault(f, &t);
-      if (!e.empty()) throw UsageError("--fail-at " + f + ": " + e);
-      FaultConfig one;
-      if (t.kind == TimedFault::kChip) one.chips.push_back(t.at);
-      else if (t.kind == TimedFault::kBoard) one.boards.push_back(t.at);
-      else one.links.push_back(t.link);
-      const std::string place = place_error(c->net, one);
-      if (!place.empty()) throw UsageError("--fail-at " + f + ": " + place);
-      c->net.faults.timed.push_back(t);
+  // One failure of the schedule; `where` names it in errors ("--fail-at X", "FILE line N").
+  auto add_timed = [&](const std::string& f, const std::string& where) {
+    TimedFault t;
+    const std::string e = parse_timed_fault(f, &t);
+    if (!e.empty()) throw UsageError(where + ": " + e);
+    FaultConfig one;
+    if (t.kind == TimedFault::kChip) one.chips.push_back(t.at);
+    else if (t.kind == TimedFault::kBoard) one.boards.push_back(t.at);
+    else one.links.push_back(t.link);
+    const std::string place = place_error(c->net, one);
+    if (!place.empty()) throw UsageError(where + ": " + place);
+    c->net.faults.timed.push_back(t);
+  };
+  if (vm.count("fail-schedule")) {
+    const std::string path = str("fail-schedule");
+    std::ifstream in(path);
+    if (!in) throw UsageError("--fail-schedule " + path + ": cannot read the file");
+    std::string line;
+    for (int no = 1; std::getline(in, line); ++no) {
+      if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+      const size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
+      if (a == std::string::npos) continue;  // blank or comment
+      add_timed(line.substr(a, b - a + 1), "--fail-schedule " + path + " line " + std::to_string(no));
     }
+  }
+  if (vm.count("fail-at"))
+    for (const std::string& f : vm["fail-at"].as<std::vector<std::string>>()) add_timed(f, "--fail-at " + f);
   c->recovery.detect = vm["detect-cycles"].as<uint64_t>();
   c->recovery.quiet = vm["drain-quiet"].as<uint64_t>();
   if (c->recovery.quiet < 8) throw UsageError("--drain-quiet must be >= 8 cycles");

@@ -191,3 +191,25 @@ TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
   const Outcome high = run(a + " --mem-limit " + std::to_string((uint64_t)(rss * 1.5)));
   EXPECT_EQ(high.code, 0) << "ran at peak*1.5: " << high.err;
 }
+
+// A failure schedule file is the same schedule as its lines given as --fail-at options:
+// same JSON result, byte for byte (host timing aside), and the failures did happen.
+TEST(Errors, FailScheduleFileEqualsFailAtOptions) {
+  const std::string sched = tmpdir() + "/schedule.txt";
+  std::ofstream(sched) << "# two failures\n30%:board:1,1   # first\n\n@all-gather-x+100:chip:6,6\n";
+  const std::string base = "allreduce --mesh 8x8 --bytes 256KiB -q --json ";
+  const std::string a = tmpdir() + "/file.json", b = tmpdir() + "/opts.json";
+  const Outcome fa = run(base + a + " --fail-schedule " + sched);
+  ASSERT_EQ(fa.code, 0) << fa.err;
+  const Outcome fb = run(base + b + " --fail-at 30%:board:1,1 --fail-at @all-gather-x+100:chip:6,6");
+  ASSERT_EQ(fb.code, 0) << fb.err;
+  auto strip = [](const std::string& p) {
+    auto j = nlohmann::json::parse(slurp(p));
+    j.erase("simulator");
+    return j;
+  };
+  const auto ja = strip(a);
+  EXPECT_EQ(ja.dump(), strip(b).dump());
+  EXPECT_EQ(ja["live_chips"].get<int>(), 64 - 4 - 1);
+  EXPECT_EQ(ja["verified"], true);
+}
