@@ -109,10 +109,8 @@ void collective_from(const po::variables_map& vm, Config* c) {
     const std::string e = parse_timed_fault(f, &t);
     if (!e.empty()) throw UsageError(where + ": " + e);
     FaultConfig one;
-    if (t.kind == TimedFault::kChip) one.chips.push_back(t.at);
-    else if (t.kind == TimedFault::kBoard) one.boards.push_back(t.at);
-    else one.links.push_back(t.link);
-    const std::string place = place_error(c->net, one);
+    one.timed.push_back(t);
+    const std::string place = place_error(c->net, with_timed(one, {0}));
     if (!place.empty()) throw UsageError(where + ": " + place);
     c->net.faults.timed.push_back(t);
   };

@@ -19,17 +19,8 @@ FUZZ_JOBS=${FUZZ_JOBS:-1}  # libFuzzer -jobs/-workers per target
 # runtime (libFuzzer, the sanitizers); verilator for the FST writer sources it ships.
 PKGS=(cmake pkg-config clang-14 libclang-rt-14-dev libsystemc-dev verilator
       libboost-program-options-dev nlohmann-json3-dev zlib1g-dev)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "run_fuzz: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
-fi
+source sim/install_packages.sh
+install_packages run_fuzz "${PKGS[@]}"
 
 CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B build-fuzz >/dev/null
 cmake --build build-fuzz -j"${JOBS:-2}"

@@ -15,17 +15,8 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential cmake pkg-config libsystemc-dev verilator libgtest-dev
       libboost-program-options-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox
       munge slurmctld slurmd slurm-client)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
-fi
+source sim/install_packages.sh
+install_packages setup "${PKGS[@]}"
 
 build_dir=${1:-build}
 (($#)) && shift
