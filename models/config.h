@@ -117,6 +117,10 @@ struct ChipConfig {
   double reduce_gbps = 1000.0;    // reduction unit throughput, GB/s of incoming data added
   int packet_words = 32;          // data flits per packet (plus one header flit), 1..1024
   double compute_us = 0.0;        // compute time of a training step before the collective
+  // Which ready packet an NI lane starts first: Schedule (the transfer earliest in the
+  // collective's schedule, as a DMA engine serving its descriptor list in order would)
+  // or Fifo (the one read from HBM first). docs/chip.md, "Send order".
+  enum class SendOrder { Schedule, Fifo } send_order = SendOrder::Schedule;
 };
 
 enum class DType { Fp32, Bf16 };
@@ -129,6 +133,7 @@ struct CollectiveConfig {
   uint64_t bytes = 16ULL << 20;    // gradient size per chip
   DType dtype = DType::Fp32;
   uint64_t chunk_bytes = 64 << 10; // pipelining granularity of every schedule
+  uint32_t slices = 0;             // 2-D family: slices run in turn (0: auto, docs/collectives.md)
   // Auto: verify when the data words of all chips fit in 1 GiB.
   Verify verify = Verify::Auto;
 };

@@ -48,7 +48,8 @@ size_t NetworkInterface::queued_packets() const {
   return n;
 }
 
-void NetworkInterface::create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready) {
+void NetworkInterface::create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready,
+                              uint64_t priority) {
   const bool measured = created >= win_from_ && created < win_to_;
   records_.push_back({dst, (uint16_t)size, measured, false, created, kNever, tag});
   int lane = 0;
@@ -56,17 +57,18 @@ void NetworkInterface::create(ChipId dst, int size, uint64_t tag, Cycle created,
     const uint8_t p = router_->route_port(dst);
     if (p < kNumNetPorts) lane = lane_of(p, (int)lanes_.size());
   }
-  lanes_[lane].queue.push_back({next_packet_++, ready});
+  const uint32_t packet = next_packet_++;
+  lanes_[lane].queue.push({packet, ready, priority == kFifo ? packet : priority});
   busy_lanes_ |= 1u << lane;
   ++st_.packets_created;
   st_.flits_created += size;
   if (measured) st_.window_flits_created += size;
 }
 
-void NetworkInterface::send(ChipId dst, int size, uint64_t tag, Cycle ready) {
+void NetworkInterface::send(ChipId dst, int size, uint64_t tag, Cycle ready, uint64_t priority) {
   const Cycle now = clk_.now();
   if (ready <= now) ready = now + 1;
-  create(dst, size, tag, now, ready);
+  create(dst, size, tag, now, ready, priority);
   wake_at(ready);
 }
 
@@ -106,7 +108,7 @@ void NetworkInterface::process() {
       ChipId dst;
       int size;
       src_->pop(&dst, &size);
-      create(dst, size, 0, t, t);
+      create(dst, size, 0, t, t, kFifo);
     }
   }
   Cycle next = inject_on_ && src_ ? src_->next_time() : kNever;
@@ -120,8 +122,7 @@ void NetworkInterface::process() {
 
 Cycle NetworkInterface::inject(Lane& l, Cycle now) {
   if (!l.active) {
-    if (l.queue.empty()) return kNever;
-    if (l.queue.front().ready > now) return l.queue.front().ready;
+    if (!l.queue.ready(now)) return l.queue.next_ready();
     // A new packet takes the first local-input VC with a free slot, round-robin.
     int pick = -1;
     for (int i = 0; i < vcs_; ++i) {
@@ -131,8 +132,7 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
     if (pick < 0) return now + 1;  // credits are applied only in cycles it evaluates
     l.vc_ptr = (uint8_t)((pick + 1) % vcs_);
     l.vc = (uint8_t)pick;
-    l.cur = l.queue.front().packet;
-    l.queue.pop_front();
+    l.cur = l.queue.pop().packet;
     l.active = true;
     l.seq = 0;
     Record& r = record(l.cur);
@@ -157,7 +157,7 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
     l.active = false;
     if (ep_) ep_->injected(l.tag, now);
     if (l.queue.empty()) return kNever;
-    return std::max(l.queue.front().ready, now + 1);
+    return l.queue.ready(now + 1) ? now + 1 : l.queue.next_ready();
   }
   return now + 1;
 }
@@ -238,7 +238,7 @@ void NetworkInterface::kill() {
 
 void NetworkInterface::discard_queued() {
   for (Lane& l : lanes_)
-    for (const Queued& q : l.queue) record(q.packet).delivered = true;
+    l.queue.for_each([&](const Queued& q) { record(q.packet).delivered = true; });
   for (Lane& l : lanes_) l.queue.clear();
   while (!records_.empty() && records_.front().delivered) {
     records_.pop_front();

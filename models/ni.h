@@ -13,6 +13,7 @@
 // The ejection side always has room: each ejected flit's credit goes back to the router
 // in the cycle the flit arrives.
 #pragma once
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <systemc>
@@ -90,8 +91,11 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   // Packets created in [from, to) are measured.
   void set_window(Cycle from, Cycle to) { win_from_ = from; win_to_ = to; }
   // Queues a packet of `size` flits to `dst` that may start injection at cycle `ready`
-  // (> now); packets of one lane leave in the order they were queued.
-  void send(ChipId dst, int size, uint64_t tag, Cycle ready);
+  // (> now). When a lane is free it starts, among its packets that are ready, the one
+  // with the lowest `priority` (ties: the one queued first). kFifo (the default) is the
+  // queueing order itself, so packets leave in the order they were queued.
+  static constexpr uint64_t kFifo = ~0ull;
+  void send(ChipId dst, int size, uint64_t tag, Cycle ready, uint64_t priority = kFifo);
 
   // --- faults (models/fault/fault_controller.h) ---
   // The chip died: nothing more is injected or ejected.
@@ -131,13 +135,59 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   struct Queued {
     uint32_t packet;
     Cycle ready;
+    uint64_t priority;
+  };
+  // A lane's packets waiting for injection: those not yet ready in a heap on (ready,
+  // packet), those ready in a heap on (priority, packet). A packet moves from the first
+  // to the second in the cycle it becomes ready, so a lane starts the most urgent ready
+  // packet without scanning the rest (the engine's schedule order: an earlier phase's
+  // transfer is not held up behind a later phase's that happened to be read first).
+  class LaneQueue {
+   public:
+    void push(const Queued& q) { heap_push(waiting_, q, by_ready); }
+    // Moves the packets ready at `now`; returns whether one can start.
+    bool ready(Cycle now) {
+      while (!waiting_.empty() && waiting_.front().ready <= now)
+        heap_push(eligible_, heap_pop(waiting_, by_ready), by_priority);
+      return !eligible_.empty();
+    }
+    Queued pop() { return heap_pop(eligible_, by_priority); }  // after ready() = true
+    // The cycle the next packet becomes ready (after ready(now) = false); kNever: none.
+    Cycle next_ready() const { return waiting_.empty() ? kNever : waiting_.front().ready; }
+    bool empty() const { return waiting_.empty() && eligible_.empty(); }
+    size_t size() const { return waiting_.size() + eligible_.size(); }
+    void clear() { waiting_.clear(), eligible_.clear(); }
+    template <class F> void for_each(F f) const {
+      for (const Queued& q : waiting_) f(q);
+      for (const Queued& q : eligible_) f(q);
+    }
+
+   private:
+    // Heap comparators ("a after b"): the heaps' fronts are the least.
+    static bool by_ready(const Queued& a, const Queued& b) {
+      return a.ready != b.ready ? a.ready > b.ready : a.packet > b.packet;
+    }
+    static bool by_priority(const Queued& a, const Queued& b) {
+      return a.priority != b.priority ? a.priority > b.priority : a.packet > b.packet;
+    }
+    template <class C> static void heap_push(std::vector<Queued>& h, const Queued& q, C c) {
+      h.push_back(q);
+      std::push_heap(h.begin(), h.end(), c);
+    }
+    template <class C> static Queued heap_pop(std::vector<Queued>& h, C c) {
+      std::pop_heap(h.begin(), h.end(), c);
+      const Queued q = h.back();
+      h.pop_back();
+      return q;
+    }
+    std::vector<Queued> waiting_, eligible_;
   };
   // One local lane: its two links and the injection state of its current packet.
   struct Lane {
     Link* inj = nullptr;
     Link* ej = nullptr;
     int16_t credits[kMaxVcs] = {};  // per local-input VC of the router
-    std::deque<Queued> queue;       // packets waiting for injection
+    LaneQueue queue;                // packets waiting for injection
     bool active = false;            // a packet is being injected
     uint32_t cur = 0;
     uint16_t seq = 0;
@@ -152,7 +202,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     for (int v = 0; v < vcs_; ++v) l.credits[v] = (int16_t)buf_;
   }
   void process();
-  void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready);
+  void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready, uint64_t priority);
   void eject(Lane& l, int lane, Cycle now);
   // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).
   Cycle inject(Lane& l, Cycle now);

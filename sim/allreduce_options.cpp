@@ -29,11 +29,17 @@ po::options_description collective_options() {
     ("chunk", po::value<std::string>()->default_value("auto"),
      "pipelining chunk of every schedule (a multiple of --flit-bytes); auto: bytes/256 "
      "clamped to 4..64 KiB, so small collectives still pipeline")
+    ("slices", po::value<std::string>()->default_value("auto"),
+     "2-D family: the buffer cut into N slices run one after another, 1..64, so a "
+     "slice's fold overlaps the previous slice's rings (auto: 8 for ft2d with a hole, else 1)")
     ("verify", po::value<std::string>()->default_value("auto"),
      "on | off | auto: flits carry data words and every chip's sum is checked "
      "(auto: on when all chips' words fit in 1 GiB)")
     ("packet-words", po::value<int>()->default_value(d.chip.packet_words),
      "data flits per packet, 1..1024 (plus one header flit)")
+    ("send-order", po::value<std::string>()->default_value("schedule"),
+     "which ready packet a lane starts first: schedule (earliest transfer in the schedule) | "
+     "fifo (first read from HBM)")
     ("hbm-bw", po::value<double>()->default_value(d.chip.hbm_gbps), "HBM bandwidth per chip, GB/s")
     ("hbm-bytes", po::value<std::string>()->default_value("32GiB"), "HBM capacity per chip")
     ("reduce-bw", po::value<double>()->default_value(d.chip.reduce_gbps),
@@ -86,6 +92,16 @@ void collective_from(const po::variables_map& vm, Config* c) {
                      std::to_string(fb) + ") below 4 GiB");
   if (k.bytes / fb >= (1ULL << 32))
     throw UsageError("--bytes " + str("bytes") + ": at most 2^32 flits of data per chip");
+  if (str("slices") == "auto") {
+    k.slices = 0;
+  } else {
+    const std::string v = str("slices");
+    char* end = nullptr;
+    const unsigned long n = v.empty() || !std::isdigit((unsigned char)v[0]) ? 0 : std::strtoul(v.c_str(), &end, 10);
+    if (n < 1 || n > coll::kMaxSlices || !end || *end)
+      throw UsageError("--slices " + v + ": allowed auto or 1.." + std::to_string(coll::kMaxSlices));
+    k.slices = (uint32_t)n;
+  }
   if (str("verify") == "on") k.verify = Verify::On;
   else if (str("verify") == "off") k.verify = Verify::Off;
   else if (str("verify") == "auto") k.verify = Verify::Auto;
@@ -93,6 +109,9 @@ void collective_from(const po::variables_map& vm, Config* c) {
   ch.packet_words = vm["packet-words"].as<int>();
   if (ch.packet_words < 1 || ch.packet_words > 1024)
     throw UsageError("--packet-words " + std::to_string(ch.packet_words) + ": allowed 1..1024");
+  if (str("send-order") == "schedule") ch.send_order = ChipConfig::SendOrder::Schedule;
+  else if (str("send-order") == "fifo") ch.send_order = ChipConfig::SendOrder::Fifo;
+  else throw UsageError("--send-order " + str("send-order") + ": allowed schedule | fifo");
   ch.hbm_gbps = vm["hbm-bw"].as<double>();
   ch.reduce_gbps = vm["reduce-bw"].as<double>();
   if (!(ch.hbm_gbps > 0) || !(ch.reduce_gbps > 0))

@@ -65,11 +65,12 @@ nlohmann::json start_with(const std::function<void(Poker&)>& mutate, bool dead_c
     p.write(regs::kSizeLo, 65536);
     p.write(regs::kSizeHi, 0);
     p.write(regs::kChunk, 4096);
+    p.write(regs::kSlices, 3);
     p.write(regs::kPartBase, 0xffff);  // chips 0..15
     // Round trip of every descriptor register.
     r["readback"] = {p.read(regs::kOp), p.read(regs::kAlgo), p.read(regs::kBufLo),
                      p.read(regs::kSizeLo), p.read(regs::kChunk), p.read(regs::kPartBase),
-                     p.read(regs::kId)};
+                     p.read(regs::kId), p.read(regs::kSlices), p.read(regs::kOrder)};
     r["unknown_reg"] = (int)p.write(0x44, 1);
     mutate(p);
     r["start"] = (int)p.write(regs::kCtrl, 1);
@@ -86,7 +87,7 @@ nlohmann::json start_with(const std::function<void(Poker&)>& mutate, bool dead_c
 
 TEST(Chip, DescriptorRoundTripAndGoodStart) {
   const auto j = start_with([](Poker&) {}, false);
-  EXPECT_EQ(j["readback"], nlohmann::json({1, 3, 4096, 65536, 4096, 0xffff, 0}));
+  EXPECT_EQ(j["readback"], nlohmann::json({1, 3, 4096, 65536, 4096, 0xffff, 0, 3, 0}));
   EXPECT_EQ(j["unknown_reg"].get<int>(), (int)tlm::TLM_ADDRESS_ERROR_RESPONSE);
   EXPECT_EQ(j["start"].get<int>(), (int)tlm::TLM_OK_RESPONSE) << j["text"];
   EXPECT_EQ(j["status"].get<uint32_t>(), (uint32_t)regs::kBusy);
@@ -107,6 +108,7 @@ TEST(Chip, BadDescriptorsAreRefusedAndTheEngineDoesNotStart) {
       {"chunk 0", [](Poker& p) { p.write(regs::kChunk, 0); }, false, regs::kMisaligned},
       {"unknown algorithm", [](Poker& p) { p.write(regs::kAlgo, 42); }, false, regs::kBadAlgo},
       {"unknown op", [](Poker& p) { p.write(regs::kOp, 2); }, false, regs::kBadOp},
+      {"65 slices", [](Poker& p) { p.write(regs::kSlices, 65); }, false, regs::kBadSlices},
       {"beyond HBM", [](Poker& p) { p.write(regs::kBufHi, 0x10); }, false, regs::kOutOfRange},
       {"participant not alive", [](Poker&) {}, true, regs::kBadParticipants},
       {"live chip left out", [](Poker& p) { p.write(regs::kPartBase, 0x7fff); }, false, regs::kBadParticipants},

@@ -208,6 +208,41 @@ TEST(CollectiveSums, EverySingleBoardHoleOn8x8) {
           }
 }
 
+TEST(CollectiveSums, SlicedSchedulesSumExactly) {
+  // --slices cuts the range into slices run one after another, each with its own fold,
+  // rings and unfold; any count (including more slices than words) must still give
+  // every live chip the exact sum, and auto must be 1 without holes (ft2d then is 2d).
+  for (bool torus : {false, true})
+    for (int hole : {0, 1})
+      for (Algo a : {Algo::TwoD, Algo::FT2D, Algo::Shrink})
+        for (Order o : {Order::XY, Order::Both})
+          for (uint32_t sl : {0u, 1u, 2u, 3u, 7u, 64u})
+            for (uint32_t words : {5u, 97u}) {
+              if (a == Algo::TwoD && hole) continue;
+              NetworkConfig n = machine(7, 6, torus);
+              if (hole) n.faults.boards = {Coord{1, 1}};
+              AlgoParams p;
+              p.algo = a;
+              p.order = o;
+              p.words = words;
+              p.chunk_words = 4;
+              p.slices = sl;
+              check_sums(n, p);
+            }
+  const NetworkConfig n = machine(6, 5, false);
+  AlgoParams p;
+  p.algo = Algo::FT2D;
+  p.words = 600;
+  p.chunk_words = 7;
+  const size_t auto_xfers = build_schedule(FaultSet(n), p).xfers.size();
+  p.slices = 1;
+  EXPECT_EQ(auto_xfers, build_schedule(FaultSet(n), p).xfers.size());
+  p.slices = 2;
+  EXPECT_GT(build_schedule(FaultSet(n), p).xfers.size(), auto_xfers);
+  p.slices = kMaxSlices + 1;
+  EXPECT_THROW(build_schedule(FaultSet(n), p), ConfigError);
+}
+
 TEST(CollectiveSums, OddMachinesChipHolesLinkFaultsAndTwoHoles) {
   struct Case {
     int w, h;
@@ -454,10 +489,14 @@ TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
     p.algo = Algo::FT2D;
     p.words = S;
     p.chunk_words = S;
+    p.slices = 1;
     const ScheduleLoad l = load_of(n, p);
     const std::string what = std::string(c.torus ? "torus" : "mesh") + " hole " +
                              std::to_string(c.hole.x) + "," + std::to_string(c.hole.y);
     EXPECT_NEAR((double)l.max_link_words, c.expect, 2.0) << what;
+    // Slices (auto: 8 with a hole) keep the design; each rounds its shards separately.
+    p.slices = 0;
+    EXPECT_NEAR((double)load_of(n, p).max_link_words, c.expect, 2.0 * kAutoFoldSlices) << what;
     p.algo = Algo::Snake;
     EXPECT_LT(l.max_link_words, load_of(n, p).max_link_words) << what;
   }

@@ -20,13 +20,14 @@ const char* regs::error_name(uint32_t e) {
     case kRefused: return "algorithm refused";
     case kStartWhileBusy: return "busy";
     case kBadDtype: return "unknown data type";
+    case kBadSlices: return "bad slice count";
   }
   return "?";
 }
 
 bool Descriptor::operator<(const Descriptor& o) const {
-  return std::tie(op, dtype, algo, order, buf, size, chunk, participants) <
-         std::tie(o.op, o.dtype, o.algo, o.order, o.buf, o.size, o.chunk, o.participants);
+  return std::tie(op, dtype, algo, order, buf, size, chunk, slices, participants) <
+         std::tie(o.op, o.dtype, o.algo, o.order, o.buf, o.size, o.chunk, o.slices, o.participants);
 }
 
 std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
@@ -38,6 +39,7 @@ std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
   const uint64_t fb = cfg_.net.flit_bytes;
   p.words = (uint32_t)((d.size + fb - 1) / fb);
   p.chunk_words = (uint32_t)(d.chunk / fb);
+  p.slices = d.slices;
   auto s = std::make_shared<const coll::Schedule>(coll::build_schedule(*faults_, p));
   auto run = std::make_shared<CollectiveRun>(s, cfg_.net.chips(), cfg_.chip.packet_words,
                                             ++built_);
@@ -116,6 +118,7 @@ bool Chip::write_reg(uint64_t a, uint32_t v) {
     case regs::kSizeLo: d_.size = (d_.size & ~0xffffffffULL) | v; return true;
     case regs::kSizeHi: d_.size = (d_.size & 0xffffffffULL) | (uint64_t)v << 32; return true;
     case regs::kChunk: d_.chunk = v; return true;
+    case regs::kSlices: d_.slices = v; return true;
   }
   if (a >= regs::kPartBase && a < regs::kPartBase + 4 * d_.participants.size()) {
     d_.participants[(a - regs::kPartBase) / 4] = v;
@@ -138,6 +141,7 @@ bool Chip::read_reg(uint64_t a, uint32_t* v) const {
     case regs::kSizeLo: *v = (uint32_t)d_.size; return true;
     case regs::kSizeHi: *v = (uint32_t)(d_.size >> 32); return true;
     case regs::kChunk: *v = d_.chunk; return true;
+    case regs::kSlices: *v = d_.slices; return true;
     case regs::kDoneLo: *v = (uint32_t)done_cycle_; return true;
     case regs::kDoneHi: *v = (uint32_t)(done_cycle_ >> 32); return true;
   }
@@ -170,6 +174,7 @@ bool Chip::start() {
   if (d_.buf + d_.size > cfg_.chip.hbm_bytes || d_.buf + d_.size < d_.buf) { fail(regs::kOutOfRange, "BUF + SIZE beyond the HBM capacity"); return false; }
   if (d_.size / fb >= (1ULL << 32)) { fail(regs::kBadSize, "SIZE: at most 2^32 flits"); return false; }
   if (d_.algo > (uint32_t)coll::Algo::Snake || d_.order > (uint32_t)coll::Order::Both) { fail(regs::kBadAlgo, "ALGO " + std::to_string(d_.algo) + " / ORDER " + std::to_string(d_.order) + ": unknown"); return false; }
+  if (d_.slices > coll::kMaxSlices) { fail(regs::kBadSlices, "SLICES " + std::to_string(d_.slices) + ": allowed 0 (auto) or 1.." + std::to_string(coll::kMaxSlices)); return false; }
   const FaultSet& f = lib_.faults();
   for (int c = 0; c < cfg_.net.chips(); ++c) {
     const bool part = (d_.participants[c / 32] >> (c % 32)) & 1;

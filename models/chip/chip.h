@@ -29,6 +29,7 @@ struct Descriptor {
   uint32_t op = 0, dtype = 0, algo = 0, order = 0;
   uint64_t buf = 0, size = 0;
   uint32_t chunk = 0;
+  uint32_t slices = 0;  // 0: auto
   std::vector<uint32_t> participants;  // bitmap words
   bool operator<(const Descriptor& o) const;
 };

@@ -70,6 +70,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const Config& c
       flit_bytes_(cfg.net.flit_bytes),
       reduce_rate_(cfg.chip.reduce_gbps / cfg.net.link_gbps * cfg.net.flit_bytes),
       verify_(cfg.coll.verify == Verify::On),
+      schedule_order_(cfg.chip.send_order == ChipConfig::SendOrder::Schedule),
       ni_(ni),
       period_(period),
       slots_((size_t)cfg.net.local_ports * cfg.net.vcs) {
@@ -154,7 +155,9 @@ void CollectiveEngine::make_ready(uint32_t x, Cycle t) {
       data = st.data();
     }
     const Cycle ready = hbm_access(tlm::TLM_READ_COMMAND, w0, n, data, t);
-    ni_.send(xf.dst, (int)n + 1, tag_of(x, k), ready);
+    // Schedule order: the transfer's index in the schedule, then the packet's.
+    ni_.send(xf.dst, (int)n + 1, tag_of(x, k), ready,
+             schedule_order_ ? (uint64_t)x << 24 | k : NetworkInterface::kFifo);
   }
 }
 

@@ -129,6 +129,7 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
   const int flit_bytes_;
   const double reduce_rate_;  // bytes per cycle
   const bool verify_;
+  const bool schedule_order_;  // NI lanes start ready packets in schedule order (else FIFO)
   NetworkInterface& ni_;
   const sc_core::sc_time period_;
   std::shared_ptr<CollectiveRun> run_;

@@ -19,6 +19,7 @@ constexpr uint64_t kBufHi = 0x24;
 constexpr uint64_t kSizeLo = 0x28;    // RW  bytes per chip (multiple of the element size)
 constexpr uint64_t kSizeHi = 0x2c;
 constexpr uint64_t kChunk = 0x30;     // RW  pipelining chunk in bytes (flit-aligned)
+constexpr uint64_t kSlices = 0x34;    // RW  2-D family: buffer slices run in turn, 1..64; 0 = auto
 constexpr uint64_t kDoneLo = 0x38;    // RO  cycle the collective completed on this chip
 constexpr uint64_t kDoneHi = 0x3c;
 constexpr uint64_t kPartBase = 0x100; // RW  participant bitmap: bit c of word c/32 = chip c
@@ -35,6 +36,7 @@ enum Error : uint32_t {
   kRefused = 7,         // the algorithm cannot run on this fault set (e.g. 2d with holes)
   kStartWhileBusy = 8,  // START while a collective is running
   kBadDtype = 9,        // unknown DTYPE
+  kBadSlices = 10,      // SLICES above 64
 };
 const char* error_name(uint32_t e);
 

@@ -961,8 +961,6 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     parts.push_back({true, 0, S / 2});
     parts.push_back({false, S / 2, S});
   }
-  std::vector<TwoLevel> tl(parts.size());
-  std::vector<FoldPlan> fold(parts.size());
   // ft2d's share g of the range that leaves reduce-scatter along their own line before
   // handing over: on a mesh all of it (a segment's alternate-node ring loads its links
   // no more than a full line's does). On a torus a full line's two-way ring loads a
@@ -973,65 +971,89 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
   // other half's rings (S/2): g = 2/3 balances g S against S/2 + (1-g) S/2.
   const uint32_t g_num = !t.torus() ? 1 : p.order == Order::Both ? 2 : 1;
   const uint32_t g_den = !t.torus() ? 1 : p.order == Order::Both ? 3 : 2;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const Frame fr(f, parts[i].xy);
-    std::vector<RingSpec> specs;
-    if (p.algo == Algo::FT2D) {
-      fold[i] = fold_plan(fr, parts[i].lo, parts[i].hi, g_num, g_den, p.order == Order::Both);
-      specs = fold[i].ok ? fold[i].specs : ft2d_specs(fr);
-    } else if (parts[i].xy) {
-      specs = rect_specs(fr, r.x0, r.w, r.y0, r.h);
-    } else {
-      specs = rect_specs(fr, r.y0, r.h, r.x0, r.w);
-    }
-    two_level(fr, specs, parts[i].lo, parts[i].hi, &tl[i]);
-  }
-  // Phases: first dimension reduce-scatter, second dimension reduce-scatter, second
-  // all-gather, first all-gather; the two halves of order both run side by side.
-  auto name = [&](size_t i, const char* what, bool first) {
-    const bool x = parts[i].xy == first;
+  if (p.slices > kMaxSlices)
+    throw ConfigError("allreduce slices: " + std::to_string(p.slices) + ", allowed 0 (auto) or 1.." +
+                      std::to_string(kMaxSlices));
+  // Auto: ft2d slices when a hole makes leaves fold (a whole-buffer fold delays the full
+  // lines' rings by a whole segment reduce-scatter; docs/collectives.md, "Slices").
+  bool holes = false;
+  for (ChipId c = 0; c < (ChipId)t.chips() && !holes; ++c)
+    for (int q = 0; q < kNumNetPorts && !holes; ++q)
+      holes = f.chip_dead(c) || (t.neighbour(c, (Port)q) >= 0 && f.link_dead(c, (Port)q));
+  uint32_t slices = p.slices ? p.slices : p.algo == Algo::FT2D && holes ? kAutoFoldSlices : 1;
+  // A slice has at least one word of every part.
+  slices = std::max<uint32_t>(1, std::min<uint64_t>(slices, S / parts.size()));
+  auto name = [&](const Part& pt, const char* what, bool first) {
+    const bool x = pt.xy == first;
     std::string n = std::string(what) + (x ? " x" : " y");
-    if (parts.size() > 1) n += parts[i].xy ? " (xy half)" : " (yx half)";
+    if (parts.size() > 1) n += pt.xy ? " (xy half)" : " (yx half)";
     return b.phase(n);
   };
   auto chunked = [&](ChipId src, ChipId dst, uint32_t a, uint32_t bnd, bool reduce, int phase) {
     for (uint32_t off = a; off < bnd; off += cw) b.add(src, dst, off, std::min(cw, bnd - off), reduce, phase);
   };
-  std::vector<int> ph(parts.size());
-  size_t levels = 0;
-  for (const FoldPlan& fp : fold) levels = std::max(levels, fp.levels.size());
-  if (levels > 0) {  // ft2d's leaves hand their data over, deepest first
-    const int pf = b.phase("fold leaves");
-    for (size_t d = levels; d-- > 0;) {
-      for (size_t i = 0; i < parts.size(); ++i)
-        if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, true, pf, cw);
-      for (size_t i = 0; i < parts.size(); ++i)
-        if (d < fold[i].levels.size())
-          for (const auto& l : fold[i].levels[d].leaves) {
-            chunked(l.c, l.parent, l.a, l.b, true, pf);
-            chunked(l.c, l.parent, fold[i].gmid, parts[i].hi, true, pf);
-          }
+  // Slice by slice (each a share of every part's range, with its own fold, two-level
+  // scheme and unfold), so that with the engines sending in schedule order slice s+1's
+  // fold runs while slice s is in the full lines' rings: the fold's latency is paid
+  // once per slice, not for the whole buffer.
+  for (uint32_t sl = 0; sl < slices; ++sl) {
+    std::vector<Part> sp(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i)
+      sp[i] = {parts[i].xy, cut(parts[i].lo, parts[i].hi, sl, slices),
+               cut(parts[i].lo, parts[i].hi, sl + 1, slices)};
+    std::vector<TwoLevel> tl(sp.size());
+    std::vector<FoldPlan> fold(sp.size());
+    for (size_t i = 0; i < sp.size(); ++i) {
+      const Frame fr(f, sp[i].xy);
+      std::vector<RingSpec> specs;
+      if (p.algo == Algo::FT2D) {
+        fold[i] = fold_plan(fr, sp[i].lo, sp[i].hi, g_num, g_den, p.order == Order::Both);
+        specs = fold[i].ok ? fold[i].specs : ft2d_specs(fr);
+      } else if (sp[i].xy) {
+        specs = rect_specs(fr, r.x0, r.w, r.y0, r.h);
+      } else {
+        specs = rect_specs(fr, r.y0, r.h, r.x0, r.w);
+      }
+      two_level(fr, specs, sp[i].lo, sp[i].hi, &tl[i]);
     }
-  }
-  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "reduce-scatter", true);
-  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
-  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "reduce-scatter", false);
-  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs2, true, ph[i], cw);
-  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "all-gather", false);
-  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs2, false, ph[i], cw);
-  for (size_t i = 0; i < parts.size(); ++i) ph[i] = name(i, "all-gather", true);
-  for (size_t i = 0; i < parts.size(); ++i) emit(b, tl[i].rs1, false, ph[i], cw);
-  if (levels > 0) {  // and get the result back, nearest first
-    const int pu = b.phase("unfold leaves");
-    for (size_t d = 0; d < levels; ++d) {
-      for (size_t i = 0; i < parts.size(); ++i)
-        if (d < fold[i].levels.size())
-          for (const auto& l : fold[i].levels[d].leaves) {
-            chunked(l.parent, l.c, l.a, l.b, false, pu);
-            chunked(l.parent, l.c, fold[i].gmid, parts[i].hi, false, pu);
-          }
-      for (size_t i = 0; i < parts.size(); ++i)
-        if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, false, pu, cw);
+    // Phases: first dimension reduce-scatter, second dimension reduce-scatter, second
+    // all-gather, first all-gather; the two halves of order both run side by side.
+    std::vector<int> ph(sp.size());
+    size_t levels = 0;
+    for (const FoldPlan& fp : fold) levels = std::max(levels, fp.levels.size());
+    if (levels > 0) {  // ft2d's leaves hand their data over, deepest first
+      const int pf = b.phase("fold leaves");
+      for (size_t d = levels; d-- > 0;) {
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, true, pf, cw);
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& l : fold[i].levels[d].leaves) {
+              chunked(l.c, l.parent, l.a, l.b, true, pf);
+              chunked(l.c, l.parent, fold[i].gmid, sp[i].hi, true, pf);
+            }
+      }
+    }
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", true);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", false);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, true, ph[i], cw);
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", false);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, false, ph[i], cw);
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", true);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, false, ph[i], cw);
+    if (levels > 0) {  // and get the result back, nearest first
+      const int pu = b.phase("unfold leaves");
+      for (size_t d = 0; d < levels; ++d) {
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& l : fold[i].levels[d].leaves) {
+              chunked(l.parent, l.c, l.a, l.b, false, pu);
+              chunked(l.parent, l.c, fold[i].gmid, sp[i].hi, false, pu);
+            }
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, false, pu, cw);
+      }
     }
   }
   return b.finish();

@@ -29,11 +29,18 @@
 namespace fm::coll {
 
 
+constexpr uint32_t kMaxSlices = 64;
+constexpr uint32_t kAutoFoldSlices = 8;
+
 struct AlgoParams {
   Algo algo = Algo::TwoD;
   Order order = Order::XY;
   uint32_t words = 0;        // buffer length in words (flits of data), >= 1
   uint32_t chunk_words = 0;  // pipelining granularity in words, >= 1
+  // 2-D family: the range cut into this many slices, each run whole in turn, so one
+  // slice's fold overlaps the previous one's rings; 0 = auto (kAutoFoldSlices for ft2d
+  // with a hole, else 1). At most kMaxSlices.
+  uint32_t slices = 0;
 };
 
 // Builds the schedule for the live chips of `f`. Throws ConfigError with a clear
