@@ -15,7 +15,9 @@ NetworkInterface::NetworkInterface(sc_core::sc_module_name name, const NetworkCo
       vcs_(cfg.vcs),
       buf_(cfg.buf),
       lanes_(cfg.local_ports),
-      reasm_((size_t)cfg.local_ports * cfg.vcs) {
+      reasm_store_((size_t)cfg.local_ports * cfg.vcs) {
+  lane_ = lanes_.data();
+  reasm_ = reasm_store_.data();
   for (Lane& l : lanes_) reset_credits(l);
   SC_METHOD(process);
   sensitive << clk.tick();
@@ -90,7 +92,7 @@ void NetworkInterface::process() {
   const Cycle now = clk_.now();
   // Only lanes with credits or flits in flight toward the NI (bits kept by the links).
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
-    Lane& l = lanes_[__builtin_ctz(m)];
+    Lane& l = lane_[__builtin_ctz(m)];
     l.inj->receive_credits(now, [&](int v) {
       if (v >= vcs_ || l.credits[v] == buf_) bad_event(kBadCredit, v, nullptr);
       else ++l.credits[v];
@@ -98,7 +100,7 @@ void NetworkInterface::process() {
   }
   for (uint32_t m = flit_ports_; m; m &= m - 1) {
     const int i = __builtin_ctz(m);
-    eject(lanes_[i], i, now);
+    eject(lane_[i], i, now);
   }
   if (inject_on_ && src_) {
     while (src_->next_time() <= now) {
@@ -111,7 +113,7 @@ void NetworkInterface::process() {
   }
   Cycle next = inject_on_ && src_ ? src_->next_time() : kNever;
   for (uint32_t m = busy_lanes_; m; m &= m - 1) {
-    const Cycle t = inject(lanes_[__builtin_ctz(m)], now);
+    const Cycle t = inject(lane_[__builtin_ctz(m)], now);
     if (t == kNever) busy_lanes_ &= ~(1u << __builtin_ctz(m));
     next = std::min(next, t);
   }
@@ -253,7 +255,7 @@ void NetworkInterface::flush() {
     reset_credits(l);
   }
   busy_lanes_ = 0;
-  for (Reassembly& r : reasm_) r.open = false;
+  for (Reassembly& r : reasm_store_) r.open = false;
   for (Record& r : records_) r.delivered = true;
   records_.clear();
   base_ = next_packet_;

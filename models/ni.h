@@ -132,21 +132,22 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     uint32_t packet;
     Cycle ready;
   };
-  // One local lane: its two links and the injection state of its current packet.
-  struct Lane {
+  // One local lane: its two links and the injection state of its current packet. What a
+  // flit injected or ejected touches is in the first cache line (with up to 8 VCs).
+  struct alignas(64) Lane {
     Link* inj = nullptr;
     Link* ej = nullptr;
+    // The current packet's tag, destination and length, copied from its Record when its
+    // injection starts (records_ is a deque: indexing it per flit costs a division).
+    uint64_t tag = 0;
+    uint32_t cur = 0;
+    ChipId dst = 0;
+    uint16_t seq = 0;
+    uint16_t size = 0;
+    bool active = false;            // a packet is being injected
+    uint8_t vc = 0, vc_ptr = 0;
     int16_t credits[kMaxVcs] = {};  // per local-input VC of the router
     std::deque<Queued> queue;       // packets waiting for injection
-    bool active = false;            // a packet is being injected
-    uint32_t cur = 0;
-    uint16_t seq = 0;
-    uint8_t vc = 0, vc_ptr = 0;
-    // The current packet's destination, length and tag, copied from its Record when its
-    // injection starts (records_ is a deque: indexing it per flit costs a division).
-    ChipId dst = 0;
-    uint16_t size = 0;
-    uint64_t tag = 0;
   };
   void reset_credits(Lane& l) {
     for (int v = 0; v < vcs_; ++v) l.credits[v] = (int16_t)buf_;
@@ -165,22 +166,26 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   Record& record(uint32_t packet) { return records_[packet - base_]; }
   void delivered(uint32_t packet);
 
-  const ChipId id_;
+  // The fields every cycle or flit reads first (two cache lines with the statistics'
+  // counters), then the rest.
+  alignas(64) const ChipId id_;
   const int vcs_, buf_;
-  std::vector<Lane> lanes_;
   uint32_t busy_lanes_ = 0;            // lanes with a packet queued or being injected
-  std::vector<Reassembly> reasm_;      // per ejection slot (lane * vcs + vc)
-  const Router* router_ = nullptr;
-  const std::vector<NetworkInterface*>* peers_ = nullptr;
-  PacketSource* src_ = nullptr;
-  PacketEndpoint* ep_ = nullptr;
-  std::vector<EjectRecord>* eject_log_ = nullptr;
   bool inject_on_ = false;
   bool dead_ = false;
+  PacketSource* src_ = nullptr;
+  PacketEndpoint* ep_ = nullptr;
+  Lane* lane_ = nullptr;               // lanes_.data()
+  Reassembly* reasm_ = nullptr;        // reasm_store_.data(): per ejection slot (lane * vcs + vc)
+  std::vector<EjectRecord>* eject_log_ = nullptr;
   Cycle win_from_ = kNever, win_to_ = kNever;
+  NiStats st_;
+  std::vector<Lane> lanes_;
+  std::vector<Reassembly> reasm_store_;
+  const Router* router_ = nullptr;
+  const std::vector<NetworkInterface*>* peers_ = nullptr;
   std::deque<Record> records_;         // packets base_.. not yet delivered (front)
   uint32_t base_ = 0, next_packet_ = 0;
-  NiStats st_;
   uint64_t violations_ = 0;
   std::string first_violation_;
 };
