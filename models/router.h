@@ -166,25 +166,6 @@ class Router final : public RouterBase {
     if (!(sa_wait_[p] &= (uint16_t)~(1u << v))) sa_ports_ &= ~(1u << p);
   }
 
-  const ChipId id_;
-  const int vcs_, buf_;
-  const int reg_rc_, reg_va_, reg_sa_;  // 1 where a pipeline register follows RC / VA / SA
-  const bool islip_;
-  RouteTable table_;
-  const int ports_, lanes_;       // 4 + local lanes
-  Link* in_link_[kMaxPorts] = {};
-  Link* out_link_[kMaxPorts] = {};
-  std::vector<InVc> in_;          // [port][vc]
-  std::vector<OutVc> out_;        // [port][vc]
-  std::vector<Entry> entries_;    // [port][vc][slot]
-  // Input VCs that are ACTIVE and hold a flit (sa_at != kNever), per port, and the ports
-  // that have any: SA looks at nothing else.
-  uint16_t sa_wait_[kMaxPorts] = {};
-  uint32_t sa_ports_ = 0;
-  // Input VCs that are idle and hold flits (a head waits for VC allocation), per port,
-  // and the ports that have any: VA looks at nothing else.
-  uint16_t va_wait_[kMaxPorts] = {};
-  uint32_t va_ports_ = 0;
   void va_mark(int p, int v) {
     va_wait_[p] |= (uint16_t)(1u << v);
     va_ports_ |= 1u << p;
@@ -192,13 +173,37 @@ class Router final : public RouterBase {
   void va_unmark(int p, int v) {
     if (!(va_wait_[p] &= (uint16_t)~(1u << v))) va_ports_ &= ~(1u << p);
   }
+
+  // The fields are ordered by use: what every evaluated cycle reads in the first line,
+  // the allocators' bitmasks and pointers in the second, the link pointers in the next
+  // two, then the storage pointers. On a 32x32 torus every line a cycle touches is a
+  // cache miss, and scattered they cost a line each.
+  alignas(64) bool dead_ = false;
+  const bool islip_;
+  int buffered_ = 0;
+  // Input VCs that are ACTIVE and hold a flit (sa_at != kNever), per port (sa_wait_), and
+  // the ports that have any: SA looks at nothing else.
+  uint32_t sa_ports_ = 0;
+  // Input VCs that are idle and hold flits (a head waits for VC allocation), per port
+  // (va_wait_), and the ports that have any: VA looks at nothing else.
+  uint32_t va_ports_ = 0;
+  const int vcs_, buf_;
+  const int reg_rc_, reg_va_, reg_sa_;  // 1 where a pipeline register follows RC / VA / SA
+  const int ports_, lanes_;       // 4 + local lanes
+  uint64_t switched_ = 0;
+  const ChipId id_;
+  alignas(64) uint16_t sa_wait_[kMaxPorts] = {};
+  uint16_t va_wait_[kMaxPorts] = {};
   uint16_t free_[kMaxPorts] = {};      // per output port: output VCs not allocated
   uint8_t sa_in_ptr_[kMaxPorts] = {};  // switch allocation, stage 1 (over VCs)
   uint8_t sa_out_ptr_[kMaxPorts] = {}; // switch allocation, stage 2 (over input ports)
+  Link* in_link_[kMaxPorts] = {};
+  Link* out_link_[kMaxPorts] = {};
+  std::vector<InVc> in_;          // [port][vc]
+  std::vector<OutVc> out_;        // [port][vc]
+  std::vector<Entry> entries_;    // [port][vc][slot]
+  RouteTable table_;
   std::vector<uint8_t> va_out_ptr_;    // [port][vc]: VA stage 2 (over input VCs)
-  int buffered_ = 0;
-  uint64_t switched_ = 0;
-  bool dead_ = false;
   uint32_t failed_outs_ = 0;           // output ports whose link failed
   uint64_t violations_ = 0;
   std::string first_violation_;
