@@ -15,9 +15,9 @@ NetworkInterface::NetworkInterface(sc_core::sc_module_name name, const NetworkCo
       vcs_(cfg.vcs),
       buf_(cfg.buf),
       lanes_(cfg.local_ports),
-      reasm_store_((size_t)cfg.local_ports * cfg.vcs) {
+      ej_store_(cfg.local_ports) {
   lane_ = lanes_.data();
-  reasm_ = reasm_store_.data();
+  ej_ = ej_store_.data();
   for (Lane& l : lanes_) reset_credits(l);
   SC_METHOD(process);
   sensitive << clk.tick();
@@ -28,7 +28,7 @@ void NetworkInterface::connect(std::vector<Link*> inject, std::vector<Link*> eje
                                const std::vector<NetworkInterface*>* peers) {
   for (size_t i = 0; i < lanes_.size(); ++i) {
     lanes_[i].inj = inject.at(i);
-    lanes_[i].ej = eject.at(i);
+    ej_store_[i].ej = eject.at(i);
   }
   router_ = router;
   peers_ = peers;
@@ -100,7 +100,7 @@ void NetworkInterface::process() {
   }
   for (uint32_t m = flit_ports_; m; m &= m - 1) {
     const int i = __builtin_ctz(m);
-    eject(lane_[i], i, now);
+    eject(ej_[i], i, now);
   }
   if (inject_on_ && src_) {
     while (src_->next_time() <= now) {
@@ -166,7 +166,7 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
 
 // Ejection with end-to-end checks: right destination, flits of a packet in order on
 // one VC, no interleaving, payload intact. The credit goes straight back.
-void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
+void NetworkInterface::eject(EjectLane& l, int lane, Cycle now) {
   const Flit* fp = l.ej->arrive(now);
   if (!fp) return;
   const Flit& f = *fp;  // in the link's slot, valid for cycles to come
@@ -178,10 +178,13 @@ void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
   if (!ep_ && f.payload != payload_of(f.src, f.packet, f.seq)) violation("payload corrupted");
   if (f.vc >= vcs_) { violation("ejected flit on nonexistent vc"); return; }
   const int slot = lane * vcs_ + f.vc;
-  Reassembly& r = reasm_[slot];
+  Reassembly& r = l.r[f.vc];
   if (f.head()) {
     if (r.open) violation("packet interleaved at ejection");
-    r = {!f.tail(), f.src, f.packet, 0};
+    r.open = !f.tail();
+    r.src = f.src;
+    r.packet = f.packet;
+    r.seq = 0;
   } else if (!r.open || r.src != f.src || r.packet != f.packet || f.seq != r.seq + 1) {
     bad_event(kOutOfOrder, 0, &f);
     return;
@@ -255,7 +258,8 @@ void NetworkInterface::flush() {
     reset_credits(l);
   }
   busy_lanes_ = 0;
-  for (Reassembly& r : reasm_store_) r.open = false;
+  for (EjectLane& e : ej_store_)
+    for (Reassembly& r : e.r) r.open = false;
   for (Record& r : records_) r.delivered = true;
   records_.clear();
   base_ = next_packet_;

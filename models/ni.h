@@ -123,20 +123,25 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     uint64_t tag;
   };
   struct Reassembly {
-    bool open = false;
     ChipId src = 0;
     uint32_t packet = 0;
     uint16_t seq = 0;
+    bool open = false;
+  };
+  // One lane's ejection side: its link and the reassembly state of each of its VCs, so
+  // an ejected flit reads one cache line here (with up to 4 VCs).
+  struct alignas(64) EjectLane {
+    Link* ej = nullptr;
+    Reassembly r[kMaxVcs];
   };
   struct Queued {
     uint32_t packet;
     Cycle ready;
   };
-  // One local lane: its two links and the injection state of its current packet. What a
-  // flit injected or ejected touches is in the first cache line (with up to 8 VCs).
+  // One local lane's injection side: its link and the state of its current packet. What
+  // an injected flit touches is in the first cache line.
   struct alignas(64) Lane {
     Link* inj = nullptr;
-    Link* ej = nullptr;
     // The current packet's tag, destination and length, copied from its Record when its
     // injection starts (records_ is a deque: indexing it per flit costs a division).
     uint64_t tag = 0;
@@ -154,7 +159,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   }
   void process();
   void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready);
-  void eject(Lane& l, int lane, Cycle now);
+  void eject(EjectLane& l, int lane, Cycle now);
   // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).
   Cycle inject(Lane& l, Cycle now);
   void violation(const std::string& what);
@@ -176,12 +181,12 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   PacketSource* src_ = nullptr;
   PacketEndpoint* ep_ = nullptr;
   Lane* lane_ = nullptr;               // lanes_.data()
-  Reassembly* reasm_ = nullptr;        // reasm_store_.data(): per ejection slot (lane * vcs + vc)
+  EjectLane* ej_ = nullptr;            // ej_store_.data()
   std::vector<EjectRecord>* eject_log_ = nullptr;
   Cycle win_from_ = kNever, win_to_ = kNever;
   NiStats st_;
   std::vector<Lane> lanes_;
-  std::vector<Reassembly> reasm_store_;
+  std::vector<EjectLane> ej_store_;
   const Router* router_ = nullptr;
   const std::vector<NetworkInterface*>* peers_ = nullptr;
   std::deque<Record> records_;         // packets base_.. not yet delivered (front)
