@@ -27,15 +27,26 @@ class Link : public sc_core::sc_module {
       : sc_module(name), latency_(latency), credit_latency_(credit_latency) {
     size_t n = 1;
     while (n < (size_t)latency + 2) n <<= 1;  // departure may be delayed 1 cycle (ST stage)
-    flits_.resize(n);
-    fring_ = flits_.data();
+    if (n <= kInlineSlots) {
+      fring_ = fslots_;
+    } else {
+      flits_.resize(n);
+      fring_ = flits_.data();
+    }
     fmask_ = (uint32_t)(n - 1);
     n = 1;
     while (n < (size_t)max_credits + 1) n <<= 1;
-    credits_.resize(n);
-    cring_ = credits_.data();
+    if (n <= kInlineCredits) {
+      cring_ = cinline_;
+    } else {
+      credits_.resize(n);
+      cring_ = credits_.data();
+    }
     cmask_ = (uint32_t)(n - 1);
   }
+  // The rings may point into the object itself: a Link is never copied or moved.
+  Link(const Link&) = delete;
+  Link& operator=(const Link&) = delete;
   // upstream sends flits out of its port up_port; downstream receives them on down_port.
   void bind(Clocked* upstream, int up_port, Clocked* downstream, int down_port) {
     up_ = upstream;
@@ -54,8 +65,7 @@ class Link : public sc_core::sc_module {
     const Cycle at = depart + latency_;
     Slot& s = fring_[at & fmask_];
     s.flit = f;
-    s.valid = true;
-    s.at = at;
+    s.at = at | kValid;
     if (inflight_flits_++ == 0) down_->flit_ports_ |= down_bit_;
     ++sent_;
     down_->wake_at(at);
@@ -64,8 +74,8 @@ class Link : public sc_core::sc_module {
   bool receive(Cycle now, Flit* out) {
     if (!inflight_flits_) return false;
     Slot& s = fring_[now & fmask_];
-    if (!s.valid) return false;
-    s.valid = false;
+    if (!(s.at & kValid)) return false;
+    s.at &= ~kValid;
     if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
     *out = s.flit;
     return true;
@@ -75,8 +85,8 @@ class Link : public sc_core::sc_module {
   const Flit* arrive(Cycle now) {
     if (!inflight_flits_) return nullptr;
     Slot& s = fring_[now & fmask_];
-    if (!s.valid) return nullptr;
-    s.valid = false;
+    if (!(s.at & kValid)) return nullptr;
+    s.at &= ~kValid;
     if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
     return &s.flit;
   }
@@ -87,34 +97,36 @@ class Link : public sc_core::sc_module {
       ++dropped_credits_;
       return;
     }
-    cring_[(chead_ + inflight_credits_) & cmask_] = {now + credit_latency_, (uint8_t)vc};
+    cring_[(chead_ + inflight_credits_) & cmask_] = Credit::make(now + credit_latency_, vc);
     if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit_;
   }
   // VC of the oldest credit that has arrived by cycle `now`, or -1.
   int receive_credit(Cycle now) {
     if (!inflight_credits_) return -1;
-    const Credit& c = cring_[chead_ & cmask_];
-    if (c.at > now) return -1;
+    const Credit c = cring_[chead_ & cmask_];
+    if (c.at() > now) return -1;
     ++chead_;
-    if (--inflight_credits_ == 0) up_->credit_ports_ &= ~up_bit_;
-    return c.vc;
+    if (--inflight_credits_ == 0) credits_drained(c);
+    return c.vc();
   }
   // Calls take(vc) for every credit that has arrived by cycle `now`, oldest first (the
   // same as calling receive_credit() until it returns -1, with one bookkeeping update).
   template <class Take>
   void receive_credits(Cycle now, Take&& take) {
     uint32_t n = inflight_credits_;
-    size_t h = chead_;
+    uint32_t h = chead_;
+    Credit c{0};
     while (n) {
-      const Credit& c = cring_[h & cmask_];
-      if (c.at > now) break;
-      take((int)c.vc);
+      c = cring_[h & cmask_];
+      if (c.at() > now) break;
+      take(c.vc());
       ++h;
       --n;
     }
-    chead_ = h;
+    if (h == chead_) return;  // none has arrived yet
     inflight_credits_ = n;
-    if (!n) up_->credit_ports_ &= ~up_bit_;
+    if (!n) credits_drained(c);
+    else chead_ = h;
   }
   int latency() const { return latency_; }
   uint64_t flits_sent() const { return sent_; }
@@ -123,9 +135,10 @@ class Link : public sc_core::sc_module {
   // Marks the link failed (later issues' fault controller); what is in flight is lost.
   void fail() {
     failed_ = true;
-    for (auto& s : flits_) {
-      if (s.valid) { s.valid = false; ++dropped_flits_; }
-      s.at = kNever;  // dropped flits never arrive (flit_arriving() must not show them)
+    for (uint32_t i = 0; i <= fmask_; ++i) {
+      Slot& s = fring_[i];
+      if (s.at & kValid) ++dropped_flits_;
+      s.at = kNoArrival;  // dropped flits never arrive (flit_arriving() must not show them)
     }
     dropped_credits_ += inflight_credits_;
     down_->flit_ports_ &= ~down_bit_;
@@ -142,8 +155,10 @@ class Link : public sc_core::sc_module {
   // Reconfiguration flush: every flit and credit in flight is removed; returns the flits.
   uint64_t flush() {
     uint64_t n = 0;
-    for (auto& s : flits_)
-      if (s.valid) { s.valid = false; s.at = kNever; ++n; }
+    for (uint32_t i = 0; i <= fmask_; ++i) {
+      Slot& s = fring_[i];
+      if (s.at & kValid) { s.at = kNoArrival; ++n; }
+    }
     if (down_) down_->flit_ports_ &= ~down_bit_;
     if (up_) up_->credit_ports_ &= ~up_bit_;
     inflight_flits_ = inflight_credits_ = 0;
@@ -156,21 +171,20 @@ class Link : public sc_core::sc_module {
   // [now, now + latency + 1]: a slot is reused only for an arrival ring-size (>= latency
   // + 2) cycles later, and its arrival cycle tells an old flit from a new one.
   const Flit* flit_arriving(Cycle at) const {
-    const Slot& s = flits_[at & fmask_];
-    return s.at == at ? &s.flit : nullptr;
+    const Slot& s = fring_[at & fmask_];
+    return (s.at & ~kValid) == at ? &s.flit : nullptr;
   }
   // VC of the credit arriving in cycle `at` (-1: none), whether the receiver has applied
   // it already or not. Exact for `at` >= the last cycle the receiver evaluated: the one
   // it applied last is still in its ring slot (a reused slot holds a later cycle).
   int credit_arriving(Cycle at) const {
-    if (chead_ > 0) {
-      const Credit& c = credits_[(chead_ - 1) & cmask_];
-      if (c.at == at) return c.vc;
-    }
+    // The one applied last: still in its slot, or saved when the ring drained.
+    const Credit last = chead_ ? cring_[(chead_ - 1) & cmask_] : last_credit_;
+    if (last.bits && last.at() == at) return last.vc();
     for (uint32_t i = 0; i < inflight_credits_; ++i) {
-      const Credit& c = credits_[(chead_ + i) & cmask_];
-      if (c.at == at) return c.vc;
-      if (c.at > at) break;
+      const Credit c = cring_[(chead_ + i) & cmask_];
+      if (c.at() == at) return c.vc();
+      if (c.at() > at) break;
     }
     return -1;
   }
@@ -179,9 +193,9 @@ class Link : public sc_core::sc_module {
   int credits_waiting(Cycle now, int vc) const {
     int n = 0;
     for (uint32_t i = 0; i < inflight_credits_; ++i) {
-      const Credit& c = credits_[(chead_ + i) & cmask_];
-      if (c.at > now) break;
-      n += c.vc == vc;
+      const Credit c = cring_[(chead_ + i) & cmask_];
+      if (c.at() > now) break;
+      n += c.vc() == vc;
     }
     return n;
   }
@@ -191,20 +205,39 @@ class Link : public sc_core::sc_module {
   // --- end of the tracer's views
 
  private:
+  // A credit in flight: its arrival cycle (56 bits, far more than any run) and its VC,
+  // packed in one word so eight share a cache line.
   struct Credit {
-    Cycle at;
-    uint8_t vc;
+    uint64_t bits;
+    static Credit make(Cycle at, int vc) { return {at | (uint64_t)(uint8_t)vc << 56}; }
+    Cycle at() const { return bits & ((uint64_t(1) << 56) - 1); }
+    int vc() const { return (int)(bits >> 56); }
   };
-  struct Slot {
+  // A flit slot: the flit and its arrival cycle, whose top bit says the flit was sent and
+  // not yet received (32 bytes, so a slot never straddles two cache lines).
+  static constexpr Cycle kValid = Cycle(1) << 63;
+  static constexpr Cycle kNoArrival = ~kValid;  // no flit will arrive in this slot
+  struct alignas(32) Slot {
     Flit flit;
-    bool valid = false;  // sent and not yet received
-    Cycle at = kNever;   // arrival cycle of the flit last sent into this slot
+    Cycle at = kNoArrival;  // arrival cycle of the flit last sent here | kValid
   };
-  // The fields every flit and credit touches, grouped into two cache lines: the flit
-  // side (sender and receiver of flits) and the credit side (sender and receiver of
-  // credits). On a 32x32 torus the links no longer stay in cache, and scattered
-  // over the sc_module object they cost several misses per access.
-  alignas(64) Slot* fring_ = nullptr;  // flits_.data()
+  // Every credit has been applied: the next one is written to slot 0 again. With the
+  // usual one or two credits in flight the ring then stays in its first slots, which
+  // share the credit side's cache line. The tracer's credit_arriving() needs the credit
+  // applied last, which slot chead_ - 1 no longer holds: it is kept here.
+  void credits_drained(Credit last) {
+    last_credit_ = last;
+    chead_ = 0;
+    up_->credit_ports_ &= ~up_bit_;
+  }
+  // The fields every flit and credit touches, grouped by side: the flit side (sender and
+  // receiver of flits) and the credit side (sender and receiver of credits), each with
+  // its ring inline when it is small (the usual case), so a flit or a credit costs one or
+  // two cache lines instead of the Link's line plus a line of a separate heap block. On a
+  // 32x32 torus the whole network no longer stays in cache, and every line is a miss.
+  static constexpr size_t kInlineSlots = 8;     // flit latency up to 6
+  static constexpr size_t kInlineCredits = 64;  // VCs x buffer depth up to 63
+  alignas(64) Slot* fring_ = nullptr;  // fslots_ or flits_.data()
   uint32_t fmask_ = 0;
   uint32_t inflight_flits_ = 0;
   Clocked* down_ = nullptr;
@@ -212,14 +245,18 @@ class Link : public sc_core::sc_module {
   const int latency_;
   uint64_t sent_ = 0;
   bool failed_ = false;
-  alignas(64) Credit* cring_ = nullptr;  // credits_.data(): FIFO ring chead_ .. + inflight_credits_
-  size_t chead_ = 0;
+  alignas(64) Slot fslots_[kInlineSlots];
+  // Credit side: FIFO ring cring_[chead_ .. chead_ + inflight_credits_), then its slots.
+  alignas(64) Credit* cring_ = nullptr;  // cinline_ or credits_.data()
+  uint32_t chead_ = 0;
   uint32_t cmask_ = 0;
   uint32_t inflight_credits_ = 0;
-  Clocked* up_ = nullptr;
   uint32_t up_bit_ = 0;
+  Clocked* up_ = nullptr;
   const int credit_latency_;
-  // Storage of the rings and rarely used state.
+  Credit last_credit_{0};  // see credits_drained()
+  Credit cinline_[kInlineCredits] = {};
+  // Storage of rings too large to be inline, and rarely used state.
   alignas(64) std::vector<Slot> flits_;
   std::vector<Credit> credits_;
   uint64_t dropped_flits_ = 0, dropped_credits_ = 0;

@@ -11,7 +11,7 @@ namespace {
 // Measured (docs/errors.md): peak RSS of `faultmesh traffic` and `allreduce` runs with
 // one parameter varied, divided by the number of items.
 constexpr double kBase = 16.0 * (1 << 20);   // program, SystemC kernel, libraries
-constexpr double kPerBufferSlot = 80;        // one flit slot of an input VC: entry, monitors
+constexpr double kPerBufferSlot = 56;        // one flit slot of an input VC: entry, credit ring
 constexpr double kPerChip = 16 << 10;        // router, NI, links, SystemC process
 constexpr double kPerRouteEntry = 9;         // 4-byte entry, held by the route set and the router
 constexpr double kPerTransfer = 100;         // schedule entry, dependency lists, run state

@@ -15,7 +15,9 @@ NetworkInterface::NetworkInterface(sc_core::sc_module_name name, const NetworkCo
       vcs_(cfg.vcs),
       buf_(cfg.buf),
       lanes_(cfg.local_ports),
-      reasm_((size_t)cfg.local_ports * cfg.vcs) {
+      ej_store_(cfg.local_ports) {
+  lane_ = lanes_.data();
+  ej_ = ej_store_.data();
   for (Lane& l : lanes_) reset_credits(l);
   SC_METHOD(process);
   sensitive << clk.tick();
@@ -26,7 +28,7 @@ void NetworkInterface::connect(std::vector<Link*> inject, std::vector<Link*> eje
                                const std::vector<NetworkInterface*>* peers) {
   for (size_t i = 0; i < lanes_.size(); ++i) {
     lanes_[i].inj = inject.at(i);
-    lanes_[i].ej = eject.at(i);
+    ej_store_[i].ej = eject.at(i);
   }
   router_ = router;
   peers_ = peers;
@@ -92,7 +94,7 @@ void NetworkInterface::process() {
   const Cycle now = clk_.now();
   // Only lanes with credits or flits in flight toward the NI (bits kept by the links).
   for (uint32_t m = credit_ports_; m; m &= m - 1) {
-    Lane& l = lanes_[__builtin_ctz(m)];
+    Lane& l = lane_[__builtin_ctz(m)];
     l.inj->receive_credits(now, [&](int v) {
       if (v >= vcs_ || l.credits[v] == buf_) bad_event(kBadCredit, v, nullptr);
       else ++l.credits[v];
@@ -100,7 +102,7 @@ void NetworkInterface::process() {
   }
   for (uint32_t m = flit_ports_; m; m &= m - 1) {
     const int i = __builtin_ctz(m);
-    eject(lanes_[i], i, now);
+    eject(ej_[i], i, now);
   }
   if (inject_on_ && src_) {
     while (src_->next_time() <= now) {
@@ -113,7 +115,7 @@ void NetworkInterface::process() {
   }
   Cycle next = inject_on_ && src_ ? src_->next_time() : kNever;
   for (uint32_t m = busy_lanes_; m; m &= m - 1) {
-    const Cycle t = inject(lanes_[__builtin_ctz(m)], now);
+    const Cycle t = inject(lane_[__builtin_ctz(m)], now);
     if (t == kNever) busy_lanes_ &= ~(1u << __builtin_ctz(m));
     next = std::min(next, t);
   }
@@ -164,7 +166,7 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
 
 // Ejection with end-to-end checks: right destination, flits of a packet in order on
 // one VC, no interleaving, payload intact. The credit goes straight back.
-void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
+void NetworkInterface::eject(EjectLane& l, int lane, Cycle now) {
   const Flit* fp = l.ej->arrive(now);
   if (!fp) return;
   const Flit& f = *fp;  // in the link's slot, valid for cycles to come
@@ -176,10 +178,13 @@ void NetworkInterface::eject(Lane& l, int lane, Cycle now) {
   if (!ep_ && f.payload != payload_of(f.src, f.packet, f.seq)) violation("payload corrupted");
   if (f.vc >= vcs_) { violation("ejected flit on nonexistent vc"); return; }
   const int slot = lane * vcs_ + f.vc;
-  Reassembly& r = reasm_[slot];
+  Reassembly& r = l.r[f.vc];
   if (f.head()) {
     if (r.open) violation("packet interleaved at ejection");
-    r = {!f.tail(), f.src, f.packet, 0};
+    r.open = !f.tail();
+    r.src = f.src;
+    r.packet = f.packet;
+    r.seq = 0;
   } else if (!r.open || r.src != f.src || r.packet != f.packet || f.seq != r.seq + 1) {
     bad_event(kOutOfOrder, 0, &f);
     return;
@@ -253,7 +258,8 @@ void NetworkInterface::flush() {
     reset_credits(l);
   }
   busy_lanes_ = 0;
-  for (Reassembly& r : reasm_) r.open = false;
+  for (EjectLane& e : ej_store_)
+    for (Reassembly& r : e.r) r.open = false;
   for (Record& r : records_) r.delivered = true;
   records_.clear();
   base_ = next_packet_;

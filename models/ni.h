@@ -127,10 +127,16 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     uint64_t tag;
   };
   struct Reassembly {
-    bool open = false;
     ChipId src = 0;
     uint32_t packet = 0;
     uint16_t seq = 0;
+    bool open = false;
+  };
+  // One lane's ejection side: its link and the reassembly state of each of its VCs, so
+  // an ejected flit reads one cache line here (with up to 4 VCs).
+  struct alignas(64) EjectLane {
+    Link* ej = nullptr;
+    Reassembly r[kMaxVcs];
   };
   struct Queued {
     uint32_t packet;
@@ -182,28 +188,28 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     }
     std::vector<Queued> waiting_, eligible_;
   };
-  // One local lane: its two links and the injection state of its current packet.
-  struct Lane {
+  // One local lane's injection side: its link and the state of its current packet. What
+  // an injected flit touches is in the first cache line.
+  struct alignas(64) Lane {
     Link* inj = nullptr;
-    Link* ej = nullptr;
+    // The current packet's tag, destination and length, copied from its Record when its
+    // injection starts (records_ is a deque: indexing it per flit costs a division).
+    uint64_t tag = 0;
+    uint32_t cur = 0;
+    ChipId dst = 0;
+    uint16_t seq = 0;
+    uint16_t size = 0;
+    bool active = false;            // a packet is being injected
+    uint8_t vc = 0, vc_ptr = 0;
     int16_t credits[kMaxVcs] = {};  // per local-input VC of the router
     LaneQueue queue;                // packets waiting for injection
-    bool active = false;            // a packet is being injected
-    uint32_t cur = 0;
-    uint16_t seq = 0;
-    uint8_t vc = 0, vc_ptr = 0;
-    // The current packet's destination, length and tag, copied from its Record when its
-    // injection starts (records_ is a deque: indexing it per flit costs a division).
-    ChipId dst = 0;
-    uint16_t size = 0;
-    uint64_t tag = 0;
   };
   void reset_credits(Lane& l) {
     for (int v = 0; v < vcs_; ++v) l.credits[v] = (int16_t)buf_;
   }
   void process();
   void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready, uint64_t priority);
-  void eject(Lane& l, int lane, Cycle now);
+  void eject(EjectLane& l, int lane, Cycle now);
   // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).
   Cycle inject(Lane& l, Cycle now);
   void violation(const std::string& what);
@@ -215,22 +221,26 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   Record& record(uint32_t packet) { return records_[packet - base_]; }
   void delivered(uint32_t packet);
 
-  const ChipId id_;
+  // The fields every cycle or flit reads first (two cache lines with the statistics'
+  // counters), then the rest.
+  alignas(64) const ChipId id_;
   const int vcs_, buf_;
-  std::vector<Lane> lanes_;
   uint32_t busy_lanes_ = 0;            // lanes with a packet queued or being injected
-  std::vector<Reassembly> reasm_;      // per ejection slot (lane * vcs + vc)
-  const Router* router_ = nullptr;
-  const std::vector<NetworkInterface*>* peers_ = nullptr;
-  PacketSource* src_ = nullptr;
-  PacketEndpoint* ep_ = nullptr;
-  std::vector<EjectRecord>* eject_log_ = nullptr;
   bool inject_on_ = false;
   bool dead_ = false;
+  PacketSource* src_ = nullptr;
+  PacketEndpoint* ep_ = nullptr;
+  Lane* lane_ = nullptr;               // lanes_.data()
+  EjectLane* ej_ = nullptr;            // ej_store_.data()
+  std::vector<EjectRecord>* eject_log_ = nullptr;
   Cycle win_from_ = kNever, win_to_ = kNever;
+  NiStats st_;
+  std::vector<Lane> lanes_;
+  std::vector<EjectLane> ej_store_;
+  const Router* router_ = nullptr;
+  const std::vector<NetworkInterface*>* peers_ = nullptr;
   std::deque<Record> records_;         // packets base_.. not yet delivered (front)
   uint32_t base_ = 0, next_packet_ = 0;
-  NiStats st_;
   uint64_t violations_ = 0;
   std::string first_violation_;
 };

@@ -18,20 +18,22 @@ inline int next_mod(int i, int n) { return i + 1 == n ? 0 : i + 1; }
 Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
                Clock& clk)
     : RouterBase(name, clk),
-      id_(id),
+      islip_(cfg.arbiter == Arbiter::ISlip),
       vcs_(cfg.vcs),
       buf_(cfg.buf),
       reg_rc_(cfg.pipeline >= 3 ? 1 : 0),
       reg_va_(cfg.pipeline >= 4 ? 1 : 0),
       reg_sa_(cfg.pipeline >= 2 ? 1 : 0),
-      islip_(cfg.arbiter == Arbiter::ISlip),
       ports_(kNumNetPorts + cfg.local_ports),
       lanes_(cfg.local_ports),
+      id_(id),
       in_(ports_ * cfg.vcs),
       out_(ports_ * cfg.vcs),
       entries_((size_t)ports_ * cfg.vcs * cfg.buf),
       va_out_ptr_(ports_ * cfg.vcs, 0) {
-  for (int i = 0; i < ports_ * vcs_; ++i) in_[i].base = (uint32_t)(i * buf_);
+  static_assert(sizeof(InVc) == 64, "InVc is laid out to fill one cache line");
+  static_assert(kMaxPorts * kMaxVcs * kMaxBuf <= 65536, "InVc::base is 16 bits");
+  for (int i = 0; i < ports_ * vcs_; ++i) in_[i].base = (uint16_t)(i * buf_);
   csr.register_b_transport(this, &Router::csr_access);
   SC_METHOD(process);
   sensitive << clk.tick();
@@ -147,7 +149,7 @@ void Router::receive_flits(Cycle now) {
     if (slot >= buf_) slot -= buf_;
     Entry& e = entries_[q.base + slot];
     e.flit = f;
-    e.ready = now + reg_rc_;
+    q.back_ready = now + reg_rc_;
     if (f.head()) {
       e.route = table_.lookup(f.dst);
       if (e.route.port == kLocal) e.route.port = (uint8_t)(kLocal + lane_of(p, lanes_));
@@ -215,8 +217,8 @@ void Router::vc_allocate(Cycle now) {
     for (uint32_t m = va_wait_[p]; m; m &= m - 1) {
       const int v = __builtin_ctz(m);
       InVc& q = ivc(p, v);
+      if (front_ready(q) > now) continue;
       const Entry& e = front(q);
-      if (e.ready > now) continue;
       const uint32_t cand = e.route.vc_mask & free_[e.route.port];
       if (!cand) continue;
       const int w = rr_pick(cand, q.va_ptr);

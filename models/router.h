@@ -88,31 +88,37 @@ class Router final : public RouterBase {
   uint64_t flush();
 
  private:
-  // A buffered flit with the cycle it may first take part in allocation and, for a
-  // head flit, the route looked up when it was written (RC is done at buffer write).
-  struct Entry {
+  // A buffered flit and, for a head flit, the route looked up when it was written (RC is
+  // done at buffer write). 32 bytes, two to a cache line: the cycle a flit may first
+  // take part in allocation is kept per VC for the newest flit only (InVc::back_ready).
+  struct alignas(32) Entry {
     Flit flit;
-    Cycle ready;
     RouteEntry route;
   };
   enum VcState : uint8_t { kIdle = 0, kActive = 1 };
-  struct InVc {
+  // One cache line (the fields are ordered to fill it exactly).
+  struct alignas(64) InVc {
     uint16_t head = 0, count = 0;  // ring buffer position inside entries_
     VcState state = kIdle;
     uint8_t out_port = 0, out_vc = 0;
     uint8_t va_ptr = 0;            // round-robin pointer over output VCs (VA stage 1)
     uint16_t out_idx = 0;          // out_ index of (out_port, out_vc) while ACTIVE
-    uint32_t base = 0;             // entries_ index of this VC's first slot
+    uint16_t open_seq = 0;         // monitor: seq of the last flit of the open packet
+    uint16_t base = 0;             // entries_ index of this VC's first slot (< 8 * 16 * 256)
+    // Monitors: the packet whose flits are being written into this VC.
+    bool open = false;
+    ChipId open_src = 0;
+    uint32_t open_packet = 0;
     Cycle sa_ready = kNever;       // first cycle the packet may bid for the switch (kNever: IDLE)
     // First cycle the front flit may bid for the switch: max(sa_ready, front flit's
     // ready); kNever while IDLE or empty. Kept up to date whenever the front flit or
     // sa_ready changes, so SA reads one word per VC instead of the buffer entry.
     Cycle sa_at = kNever;
-    // Monitors: the packet whose flits are being written into this VC.
-    bool open = false;
-    ChipId open_src = 0;
-    uint32_t open_packet = 0;
-    uint16_t open_seq = 0;
+    // First cycle the newest flit may take part in allocation (written + RC register).
+    // Only the newest flit can still be waiting for that cycle: at most one flit is
+    // written per VC per cycle, so every older one was written in an earlier cycle and
+    // is ready by now (front_ready()).
+    Cycle back_ready = 0;
     uint64_t occ_integral = 0;
     Cycle occ_since = 0;
   };
@@ -142,9 +148,14 @@ class Router final : public RouterBase {
   const OutVc& ovc(int p, int v) const { return out_[p * vcs_ + v]; }
   Entry& front(int p, int v) { return entries_[(p * vcs_ + v) * buf_ + ivc(p, v).head]; }
   Entry& front(const InVc& q) { return entries_[q.base + q.head]; }
+  // The cycle the front flit of q may first take part in allocation, as far as any
+  // comparison with the current or a later cycle can tell: exact when it is the newest
+  // flit (count <= 1; 0 while the one just written is not counted yet), else 0, since an
+  // older flit is ready by now.
+  static Cycle front_ready(const InVc& q) { return q.count <= 1 ? q.back_ready : 0; }
   // Input VC (p, v) of ACTIVE VC q holds a front flit: it takes part in SA from sa_at.
   void sa_arm(InVc& q, int p, int v) {
-    const Cycle r = front(q).ready;
+    const Cycle r = front_ready(q);
     q.sa_at = r > q.sa_ready ? r : q.sa_ready;
     sa_wait_[p] |= (uint16_t)(1u << v);
     sa_ports_ |= 1u << p;
@@ -155,25 +166,6 @@ class Router final : public RouterBase {
     if (!(sa_wait_[p] &= (uint16_t)~(1u << v))) sa_ports_ &= ~(1u << p);
   }
 
-  const ChipId id_;
-  const int vcs_, buf_;
-  const int reg_rc_, reg_va_, reg_sa_;  // 1 where a pipeline register follows RC / VA / SA
-  const bool islip_;
-  RouteTable table_;
-  const int ports_, lanes_;       // 4 + local lanes
-  Link* in_link_[kMaxPorts] = {};
-  Link* out_link_[kMaxPorts] = {};
-  std::vector<InVc> in_;          // [port][vc]
-  std::vector<OutVc> out_;        // [port][vc]
-  std::vector<Entry> entries_;    // [port][vc][slot]
-  // Input VCs that are ACTIVE and hold a flit (sa_at != kNever), per port, and the ports
-  // that have any: SA looks at nothing else.
-  uint16_t sa_wait_[kMaxPorts] = {};
-  uint32_t sa_ports_ = 0;
-  // Input VCs that are idle and hold flits (a head waits for VC allocation), per port,
-  // and the ports that have any: VA looks at nothing else.
-  uint16_t va_wait_[kMaxPorts] = {};
-  uint32_t va_ports_ = 0;
   void va_mark(int p, int v) {
     va_wait_[p] |= (uint16_t)(1u << v);
     va_ports_ |= 1u << p;
@@ -181,13 +173,37 @@ class Router final : public RouterBase {
   void va_unmark(int p, int v) {
     if (!(va_wait_[p] &= (uint16_t)~(1u << v))) va_ports_ &= ~(1u << p);
   }
+
+  // The fields are ordered by use: what every evaluated cycle reads in the first line,
+  // the allocators' bitmasks and pointers in the second, the link pointers in the next
+  // two, then the storage pointers. On a 32x32 torus every line a cycle touches is a
+  // cache miss, and scattered they cost a line each.
+  alignas(64) bool dead_ = false;
+  const bool islip_;
+  int buffered_ = 0;
+  // Input VCs that are ACTIVE and hold a flit (sa_at != kNever), per port (sa_wait_), and
+  // the ports that have any: SA looks at nothing else.
+  uint32_t sa_ports_ = 0;
+  // Input VCs that are idle and hold flits (a head waits for VC allocation), per port
+  // (va_wait_), and the ports that have any: VA looks at nothing else.
+  uint32_t va_ports_ = 0;
+  const int vcs_, buf_;
+  const int reg_rc_, reg_va_, reg_sa_;  // 1 where a pipeline register follows RC / VA / SA
+  const int ports_, lanes_;       // 4 + local lanes
+  uint64_t switched_ = 0;
+  const ChipId id_;
+  alignas(64) uint16_t sa_wait_[kMaxPorts] = {};
+  uint16_t va_wait_[kMaxPorts] = {};
   uint16_t free_[kMaxPorts] = {};      // per output port: output VCs not allocated
   uint8_t sa_in_ptr_[kMaxPorts] = {};  // switch allocation, stage 1 (over VCs)
   uint8_t sa_out_ptr_[kMaxPorts] = {}; // switch allocation, stage 2 (over input ports)
+  Link* in_link_[kMaxPorts] = {};
+  Link* out_link_[kMaxPorts] = {};
+  std::vector<InVc> in_;          // [port][vc]
+  std::vector<OutVc> out_;        // [port][vc]
+  std::vector<Entry> entries_;    // [port][vc][slot]
+  RouteTable table_;
   std::vector<uint8_t> va_out_ptr_;    // [port][vc]: VA stage 2 (over input VCs)
-  int buffered_ = 0;
-  uint64_t switched_ = 0;
-  bool dead_ = false;
   uint32_t failed_outs_ = 0;           // output ports whose link failed
   uint64_t violations_ = 0;
   std::string first_violation_;

@@ -65,15 +65,15 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const Config& cfg, ChipId id,
                                    NetworkInterface& ni, sc_core::sc_time period)
     : sc_module(name),
+      verify_(cfg.coll.verify == Verify::On),
+      slots_((size_t)cfg.net.local_ports * cfg.net.vcs),
       hbm("hbm"),
       id_(id),
       flit_bytes_(cfg.net.flit_bytes),
       reduce_rate_(cfg.chip.reduce_gbps / cfg.net.link_gbps * cfg.net.flit_bytes),
-      verify_(cfg.coll.verify == Verify::On),
       schedule_order_(cfg.chip.send_order == ChipConfig::SendOrder::Schedule),
       ni_(ni),
-      period_(period),
-      slots_((size_t)cfg.net.local_ports * cfg.net.vcs) {
+      period_(period) {
   ni_.set_endpoint(this);
 }
 

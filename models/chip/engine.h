@@ -65,6 +65,16 @@ class CollectiveRun {
 };
 
 class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
+ private:
+  // What every ejected flit reads, first, next to the PacketEndpoint's vtable pointer
+  // (before the large HBM socket): on a 32x32 torus each line is a cache miss.
+  const bool verify_;
+  bool aborted_ = false;
+  std::shared_ptr<CollectiveRun> run_;
+  struct Slot;
+  std::vector<Slot> slots_;
+  uint64_t discarded_ = 0;
+
  public:
   tlm_utils::simple_initiator_socket<CollectiveEngine> hbm;
 
@@ -101,7 +111,7 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
     Cycle at;
     std::vector<uint64_t> data;
   };
-  struct Slot {  // reassembly of the packet arriving on one lane/VC
+  struct Slot {  // reassembly of the packet arriving on one lane/VC (slots_)
     uint32_t x = 0, k = 0;
     bool discard = false;  // the packet belongs to an aborted run
     std::vector<uint64_t> data;
@@ -128,19 +138,15 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
   const ChipId id_;
   const int flit_bytes_;
   const double reduce_rate_;  // bytes per cycle
-  const bool verify_;
   const bool schedule_order_;  // NI lanes start ready packets in schedule order (else FIFO)
   NetworkInterface& ni_;
   const sc_core::sc_time period_;
-  std::shared_ptr<CollectiveRun> run_;
   uint64_t buf_ = 0;
   sc_core::sc_event* done_ = nullptr;
-  bool finished_ = false, aborted_ = false;
-  uint64_t discarded_ = 0;
+  bool finished_ = false;
   Cycle done_cycle_ = 0, last_ = 0;  // last: latest cycle any of its work completes
   uint64_t tx_packets_left_ = 0, rx_xfers_left_ = 0;
   double reduce_busy_ = 0;
-  std::vector<Slot> slots_;
   std::unordered_map<uint32_t, std::vector<Arrived>> waiting_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> staged_;  // verify: packet data read for sending
   std::vector<uint64_t> scratch_;
