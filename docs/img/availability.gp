@@ -1,7 +1,7 @@
 # availability: written by faultmesh plot; run `gnuplot availability.gp` to redraw
 $d << EOD
-"32x32_mesh" 0.925493 0.00102124 0.953914 0.000502902 0.961765 0.000467261
-"32x32_torus" 0.925493 0.00102124 0.940556 0.000663088 0.965725 0.000451885
+"32x32_mesh" 0.925493 0.00102124 0.946958 0.0005594 0.961346 0.000468443
+"32x32_torus" 0.925493 0.00102124 0.968032 0.000540627 0.974395 0.000462205
 EOD
 set title 'Goodput of a 28-day job, 1024 chips, board MTBF 8760 h (95 % CI)'
 set ylabel 'goodput'

@@ -1,12 +1,12 @@
 # slowdown_16x32_mesh: written by faultmesh plot; run `gnuplot slowdown_16x32_mesh.gp` to redraw
 $d << EOD
-"faultfree" 1.00000 1.00000 1.24283
-"board_centre" 1.23008 1.00324 1.23312
-"board_edge" 1.23943 1.00104 1.23312
-"board_corner" 1.02652 1.00104 1.23312
-"two_boards" 1.13750 1.01128 1.22340
-"one_link" 1.22293 1.00859 1.24283
-"board_mid" 1.83922 1.61238 1.96478
+"faultfree" 1.00000 1.00000 1.24189
+"board_centre" 0.94066 1.00249 1.23219
+"board_edge" 1.00944 0.99875 1.23219
+"board_corner" 1.00402 0.99875 1.23219
+"two_boards" 1.06688 1.01050 1.22247
+"one_link" 1.03715 1.00792 1.24189
+"board_mid" 1.55538 1.61151 1.96330
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 16x32 mesh'
 set ylabel 'slowdown (x)'
