@@ -68,6 +68,15 @@ static int detail(char** argv) {
       printf("\n");
     }
   }
+  // Per chip: HBM words moved, in units of the buffer (S): the engines' other limit.
+  uint64_t hmax = 0;
+  for (uint64_t h : l.chip_hbm_words) hmax = std::max(hmax, h);
+  printf("hbm words / S, busiest %.3f\n", (double)hmax / p.words);
+  for (int y = t.height() - 1; y >= 0; --y) {
+    printf("%2d   ", y);
+    for (int x = 0; x < t.width(); ++x) printf("%5.2f", (double)l.chip_hbm_words[t.id(x, y)] / p.words);
+    printf("\n");
+  }
   return 0;
 }
 

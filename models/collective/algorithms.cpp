@@ -84,6 +84,11 @@ struct RingSpec {
   // When lead_den > 0, the first chip of a column with several gets lead_num/lead_den
   // of the column's shard and the others share the rest evenly.
   uint32_t lead_num = 0, lead_den = 0;
+  // A chain instead of a ring: cyc is a path (consecutive chips neighbours), and each
+  // shard is reduced from both ends of the path toward its owner, then copied back out
+  // both ways. Every link direction then carries the range exactly once (S), against
+  // 2 S (1 - 1/n) for the alternate-node ring over the same path; docs/collectives.md.
+  bool chain = false;
 };
 
 struct Own {
@@ -94,6 +99,7 @@ struct Own {
 struct Job {
   std::vector<ChipId> cyc;
   std::vector<Own> own;
+  bool chain = false;  // cyc is a path: see RingSpec::chain
 };
 
 uint32_t cut(uint32_t lo, uint32_t hi, size_t j, size_t k) {
@@ -134,10 +140,11 @@ std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> ownership(const Ri
 // Splits a spec into its jobs over [lo, hi): one, or two opposite halves when bi.
 void make_jobs(const RingSpec& spec, uint32_t lo, uint32_t hi, std::vector<Job>* jobs) {
   if (spec.cyc.size() < 2 || hi <= lo) return;
-  const bool bi = spec.bi && spec.cyc.size() >= 3 && hi - lo >= 2;
+  const bool bi = !spec.chain && spec.bi && spec.cyc.size() >= 3 && hi - lo >= 2;
   const uint32_t mid = bi ? lo + (hi - lo) / 2 : hi;
   for (int dir = 0; dir < (bi ? 2 : 1); ++dir) {
     Job j;
+    j.chain = spec.chain;
     j.cyc = spec.cyc;
     if (dir == 1) std::reverse(j.cyc.begin(), j.cyc.end());
     std::map<ChipId, int> pos;
@@ -145,6 +152,35 @@ void make_jobs(const RingSpec& spec, uint32_t lo, uint32_t hi, std::vector<Job>*
     const uint32_t a = dir == 0 ? lo : mid, b = dir == 0 ? mid : hi;
     for (const auto& o : ownership(spec, a, b)) j.own.push_back({pos.at(o.first), o.second.first, o.second.second});
     jobs->push_back(std::move(j));
+  }
+}
+
+// Step k of a chain job (RingSpec::chain) over the path c[0..n-1]. Reduce-scatter: the
+// shard owned by c[q] flows in from both ends, c[k] -> c[k+1] while k < q and
+// c[n-1-k] -> c[n-2-k] while n-1-k > q, each chip adding what arrives to its own part
+// before passing it on; the shards with the longest way to go are listed first, so
+// the link serves them first (engines send in schedule order). All-gather: the owner's
+// result is copied outward, c[q+k] -> c[q+k+1] and c[q-k] -> c[q-k-1]. Over both
+// phases the link c[i] -> c[i+1] carries the shards beyond it once and those before it
+// once: the whole range, whatever the shard sizes.
+void emit_chain_step(ScheduleBuilder& b, const Job& j, size_t k, bool reduce, int phase,
+                     uint32_t chunk) {
+  const size_t n = j.cyc.size();
+  auto send = [&](size_t s, size_t d, const Own& o) {
+    for (uint32_t off = o.a; off < o.b; off += chunk)
+      b.add(j.cyc[s], j.cyc[d], off, std::min(chunk, o.b - off), reduce, phase);
+  };
+  if (reduce) {
+    for (size_t i = j.own.size(); i-- > 0;)
+      if (k < (size_t)j.own[i].pos) send(k, k + 1, j.own[i]);
+    for (const Own& o : j.own)
+      if (n - 1 - k > (size_t)o.pos) send(n - 1 - k, n - 2 - k, o);
+  } else {
+    for (const Own& o : j.own) {
+      const size_t q = (size_t)o.pos;
+      if (q + k + 1 < n) send(q + k, q + k + 1, o);
+      if (k + 1 <= q) send(q - k, q - k - 1, o);
+    }
   }
 }
 
@@ -158,6 +194,10 @@ void emit(ScheduleBuilder& b, const std::vector<Job>& jobs, bool reduce, int pha
     for (const Job& j : jobs) {
       const size_t n = j.cyc.size();
       if (k + 1 >= n) continue;
+      if (j.chain) {
+        emit_chain_step(b, j, k, reduce, phase, chunk);
+        continue;
+      }
       for (const Own& o : j.own) {
         // Reduce-scatter: the owner's shard starts after it and ends at it.
         // All-gather: it starts at the owner and ends just before it.
@@ -264,6 +304,27 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
   return s;
 }
 
+// Who owns what of [lo, hi) once the line spec `s` has reduce-scattered it (both halves
+// of a two-way ring), sorted by offset.
+std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> line_ownership(const RingSpec& s,
+                                                                             uint32_t lo,
+                                                                             uint32_t hi) {
+  std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> o;
+  const bool bi = !s.chain && s.bi && s.cyc.size() >= 3 && hi - lo >= 2;
+  const uint32_t mid = bi ? lo + (hi - lo) / 2 : hi;
+  if (s.cyc.size() == 1) {
+    o.push_back({s.cyc[0], {lo, hi}});
+  } else {
+    o = ownership(s, lo, mid);
+    if (bi) {
+      auto o2 = ownership(s, mid, hi);
+      o.insert(o.end(), o2.begin(), o2.end());
+    }
+  }
+  std::sort(o.begin(), o.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return o;
+}
+
 // Step 2 of the two-level scheme: for each piece of [lo, hi), the chips owning it, one
 // per line spec (the pieces are cut at every ownership boundary of every spec; adjacent
 // pieces with the same owners are merged).
@@ -273,19 +334,7 @@ std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> owner
   std::vector<std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>>> own;
   std::vector<uint32_t> cuts = {lo, hi};
   for (const RingSpec& s : specs) {
-    std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>> o;
-    const bool bi = s.bi && s.cyc.size() >= 3 && hi - lo >= 2;
-    const uint32_t mid = bi ? lo + (hi - lo) / 2 : hi;
-    if (s.cyc.size() == 1) {
-      o.push_back({s.cyc[0], {lo, hi}});
-    } else {
-      o = ownership(s, lo, mid);
-      if (bi) {
-        auto o2 = ownership(s, mid, hi);
-        o.insert(o.end(), o2.begin(), o2.end());
-      }
-    }
-    std::sort(o.begin(), o.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    auto o = line_ownership(s, lo, hi);
     for (const auto& x : o) cuts.push_back(x.second.first);
     own.push_back(std::move(o));
   }
@@ -590,32 +639,40 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
 
 // ft2d's fold design (used whenever it applies; the band design above is the fallback).
 // The full lines keep their rings and alone run the two-level scheme. A chip of a cut
-// line is a leaf: it hands its data to the chip next to it in its column toward the
-// nearest full line (its parent; a chain through other cut lines when the nearest is
-// further away) and gets the result back at the end, so it contributes and receives
-// the full sum without any ring having to detour. Leaves next to a full line (depth 1)
-// first reduce-scatter a fraction g of the range along the live segments of their own
-// line (alternate-node rings) and hand over only their shard of that part plus the raw
-// rest: the segment links carry the g part, the column links the 1-g part, and g
-// balances the two against the full lines' load (docs/collectives.md). Deeper leaves
-// hand over everything. Not applicable (ok = false) when some leaf has no live column
-// path to a full line, or there is no full line.
+// line is a leaf: its data reaches the full lines through the chip next to it in its
+// column toward the nearest full line (its parent; a chain through other cut lines when
+// the nearest is further away), and it gets the result back the same way, so it
+// contributes and receives the full sum without any ring having to detour. The leaves
+// of a segment (a run of them along their line) first reduce along it as a chain
+// (RingSpec::chain); those next to a full line hand each piece to the chip owning it
+// in that line's ring, after the ring's reduce-scatter, and two such segments cut by
+// one board pair up to halve what their chains carry (docs/collectives.md). Not
+// applicable (ok = false) when some leaf has no live column path to a full line, or
+// there is no full line.
 struct FoldPlan {
   bool ok = false;
   std::vector<RingSpec> specs;  // the full lines' rings
-  struct Leaf {
-    ChipId c, parent;
-    uint32_t a, b;  // its shard of its segment's [lo, gmid)
+  // A hand-over: src adds [a, b) into dst when folding; dst copies it back when
+  // unfolding.
+  struct Hand {
+    ChipId src, dst;
+    uint32_t a, b;
   };
-  // Per depth d (index d-1): the segment rings of leaves at depth d, over [lo, gmid),
-  // and those leaves. Folding runs deepest first, so a leaf's data is in its parent's
-  // buffer before the parent's own segment ring starts; unfolding runs the other way.
+  // Per depth d (index d-1): the segment chains of leaves at depth d over [lo, hi),
+  // and their hand-overs. Folding runs deepest first, so a leaf's data is in its
+  // parent's buffer before the parent's own segment chain starts; unfolding runs the
+  // other way. `early` hand-overs go before the full lines' rings (to the parent: the
+  // raw part, and a segment's shards when they cannot be aligned); `late` ones are the
+  // pieces of an aligned segment, each to the chip owning it in the parent line's ring,
+  // added after that ring's reduce-scatter and copied back after the second level's
+  // all-gather, so the segment's chain runs beside the line's rings instead of
+  // before and after them.
   struct Level {
-    std::vector<Job> seg;
-    std::vector<Leaf> leaves;
+    std::vector<Job> seg, seg_back;     // chains: reduce-scatter, all-gather
+    std::vector<Hand> pre, early, late;  // pre: a paired segment's exchange (below)
+    std::vector<Hand> early_back;        // unfold copies (dst -> src) for `early`
   };
   std::vector<Level> levels;
-  uint32_t gmid = 0;  // [lo, gmid): reduce-scattered on segments; [gmid, hi): raw
 };
 
 std::vector<char> full_lines(const Frame& fr) {
@@ -628,8 +685,7 @@ std::vector<char> full_lines(const Frame& fr) {
   return full;
 }
 
-FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, uint32_t g_den,
-                   bool both) {
+FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
   FoldPlan plan;
   const int U = fr.U, V = fr.V;
   const bool torus = fr.t.torus();
@@ -706,11 +762,12 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
       parent[c] = fr.chip(u, vnext(v, dir));
     }
   }
-  plan.gmid = cut(lo, hi, g_num, g_den);
+  std::vector<int> spec_of(V, -1);
   for (int v = 0; v < V; ++v)
     if (full[v]) {
       std::vector<ChipId> line;
       for (int u = ua; u <= ub; ++u) line.push_back(fr.chip(u, v));
+      spec_of[v] = (int)plan.specs.size();
       plan.specs.push_back(line_spec(line, torus && U >= 3));
     }
   // On a mesh, a column whose full-line chips are not one straight run (the hole cuts
@@ -752,9 +809,16 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
   int max_depth = 0;
   for (int d : depth) max_depth = std::max(max_depth, d);
   plan.levels.resize(max_depth);
+  // Segments: runs of leaves of one depth joined by live links along u (wrapping on a
+  // torus), each started where the previous chip does not continue it.
+  struct Seg {
+    int d, v, pv;  // depth, its line, its parents' line
+    std::vector<ChipId> path;
+    bool aligned;   // depth 1 in a cut line, all parents in one full line pv
+    int pair = -1;  // the segment it splits the range with (see below)
+  };
+  std::vector<Seg> segs;
   for (int v = 0; v < V; ++v) {
-    // Segments: runs of leaves of one depth joined by live links along u (wrapping on a
-    // torus), each started where the previous chip does not continue it.
     auto depth_at = [&](int u) { return fr.live(u, v) ? depth[fr.chip(u, v)] : 0; };
     std::vector<char> seen(U, 0);
     for (int u0 = 0; u0 < U; ++u0) {
@@ -766,28 +830,140 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, uint32_t g_num, ui
         if (pu < 0 || depth_at(pu) != d || !fr.ulink(pu, v) || pu == u0) break;
         s = pu;
       }
-      std::vector<ChipId> path;
+      Seg sg{d, v, 0, {}, false};
       for (int u = s, k = 0; k < U; ++k) {
         seen[u] = 1;
-        path.push_back(fr.chip(u, v));
+        sg.path.push_back(fr.chip(u, v));
         const int nu = torus ? (u + 1) % U : u + 1;
         if (nu >= U || depth_at(nu) != d || !fr.ulink(u, v) || seen[nu]) break;
         u = nu;
       }
-      RingSpec seg;
-      seg.cyc = alt_order(path);
-      for (ChipId c : path) seg.cols.push_back({c});
-      FoldPlan::Level& lv = plan.levels[d - 1];
-      make_jobs(seg, lo, plan.gmid, &lv.seg);
-      std::map<ChipId, std::pair<uint32_t, uint32_t>> shard;
-      if (plan.gmid > lo)
-        for (const auto& o : ownership(seg, lo, plan.gmid)) shard[o.first] = o.second;
-      // A leaf without a shard (more chips than words) still hands over the raw part.
-      for (ChipId c : path) {
-        const auto it = shard.find(c);
-        const auto r = it == shard.end() ? std::make_pair(lo, lo) : it->second;
-        lv.leaves.push_back({c, (ChipId)parent[c], r.first, r.second});
+      sg.pv = fr.v((ChipId)parent[sg.path[0]]);
+      sg.aligned = d == 1 && !full[v] && sg.pv != v && full[sg.pv];
+      for (ChipId c : sg.path) sg.aligned = sg.aligned && fr.v((ChipId)parent[c]) == sg.pv;
+      segs.push_back(std::move(sg));
+    }
+  }
+  // Pairs: two aligned depth-1 segments over the same columns in adjacent lines that
+  // fold away from each other (the two rows a 2x2 board cuts), joined column by column
+  // by live links. Each chip first adds half the range into its partner (the partners'
+  // link is otherwise idle), so each segment's chain carries only half the range: a
+  // chain's reduce-scatter loads its end links with nearly all it carries, twice what
+  // a full line's two-way ring puts on a link in its reduce-scatter.
+  // Not with order both: there the other half's rings keep the partners' link busy.
+  for (size_t i = 0; i < segs.size() && !both; ++i)
+    for (size_t j = i + 1; j < segs.size() && segs[i].pair < 0; ++j) {
+      const Seg &x = segs[i], &y = segs[j];
+      if (!x.aligned || !y.aligned || x.d != 1 || y.d != 1 || y.pair >= 0 ||
+          x.path.size() != y.path.size() || x.pv == y.v || y.pv == x.v)
+        continue;
+      int up = vnext(x.v, 1) == y.v ? 1 : vnext(x.v, -1) == y.v ? -1 : 0;
+      bool ok = up != 0;
+      for (size_t k = 0; k < x.path.size() && ok; ++k) {
+        const int u = fr.u(x.path[k]);
+        ok = fr.u(y.path[k]) == u && fr.vlink(u, up > 0 ? x.v : y.v);
       }
+      if (ok) segs[i].pair = (int)j, segs[j].pair = (int)i;
+    }
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const Seg& sg = segs[i];
+    const std::vector<ChipId>& path = sg.path;
+    FoldPlan::Level& lv = plan.levels[sg.d - 1];
+    // What this segment's chain reduces: all of [lo, hi); or, paired, the part
+    // [lo, pe) split in halves between the two segments (each chip first adds its
+    // partner's half into its partner), and the rest [pe, hi) each its own. Pairing all
+    // of the range would load the partners' link with S (there and back); pe at
+    // (U-1)/U keeps it at a full line's two-way ring load, S (1 - 1/U).
+    const uint32_t pe = cut(lo, hi, (size_t)U - 1, (size_t)U), m = lo + (pe - lo) / 2;
+    std::vector<std::pair<uint32_t, uint32_t>> mine = {{lo, hi}};
+    if (sg.pair >= 0) {
+      const bool first = (int)i < sg.pair;
+      mine = {first ? std::make_pair(lo, m) : std::make_pair(m, pe), {pe, hi}};
+      for (size_t k = 0; k < path.size(); ++k)  // my partner's half into my partner
+        lv.pre.push_back({path[k], segs[sg.pair].path[k], first ? m : lo, first ? pe : m});
+    }
+    Job job;
+    job.chain = true;
+    job.cyc = path;
+    if (sg.aligned) {
+      // Each piece the parent line's ring reduce-scatters, as it travels (job by job):
+      //  - its owner has a leaf of the segment in its column: the segment reduces it to
+      //    that leaf, which hands it to the owner late (one hop up the column) and gets
+      //    the result back from it;
+      //  - otherwise (reaching the owner would load the full line's links) it is
+      //    added into the line's ring by parents of the segment, early: see below.
+      std::map<int, int> leaf_at;  // column -> position in the segment
+      for (size_t k = 0; k < path.size(); ++k) leaf_at[fr.u(path[k])] = (int)k;
+      std::vector<Job> ring;
+      make_jobs(plan.specs[spec_of[sg.pv]], lo, hi, &ring);
+      Job back = job;
+      for (const Job& r : ring) {
+        for (const Own& o : r.own)
+          for (const auto& range : mine) {
+          const uint32_t a = std::max(range.first, o.a), b = std::min(range.second, o.b);
+          if (a >= b) continue;
+          const auto own_leaf = leaf_at.find(fr.u(r.cyc[o.pos]));
+          if (own_leaf != leaf_at.end()) {
+            job.own.push_back({own_leaf->second, a, b});
+            back.own.push_back({own_leaf->second, a, b});
+            lv.late.push_back({path[own_leaf->second], r.cyc[o.pos], a, b});
+            continue;
+          }
+          const int n = (int)r.cyc.size();
+          if (!fr.live(fr.u(r.cyc[o.pos]), sg.v)) {
+            // The owner stands over the hole (a torus row's one segment): to the leaf
+            // under the last parent to pass the piece on in the ring's reduce-scatter,
+            // which adds it in; back from the leaf under the first parent to receive
+            // the result in the all-gather: the ring need not wait for either.
+            int in = -1, out = -1;
+            for (int k = 1; k < n && (in < 0 || out < 0); ++k) {
+              const auto l_in = leaf_at.find(fr.u(r.cyc[(o.pos - k + n) % n]));
+              const auto l_out = leaf_at.find(fr.u(r.cyc[(o.pos + k) % n]));
+              if (in < 0 && l_in != leaf_at.end()) in = l_in->second;
+              if (out < 0 && l_out != leaf_at.end()) out = l_out->second;
+            }
+            if (in < 0 || out < 0) throw std::logic_error("ft2d: a segment under no chip of its line");
+            job.own.push_back({in, a, b});
+            back.own.push_back({out, a, b});
+            lv.early.push_back({path[in], (ChipId)parent[path[in]], a, b});
+            lv.early_back.push_back({path[out], (ChipId)parent[path[out]], a, b});
+            continue;
+          }
+          // The owner stands over another segment of the line (a mesh row the hole cuts
+          // in two): spread over this segment's leaves, each adding its part into its
+          // parent before the ring passes the piece on, and copying it back at the end.
+          const size_t L = path.size();
+          for (size_t k = 0; k < L; ++k) {
+            const uint32_t ka = cut(a, b, k, L), kb = cut(a, b, k + 1, L);
+            if (ka == kb) continue;
+            job.own.push_back({(int)k, ka, kb});
+            back.own.push_back({(int)k, ka, kb});
+            lv.early.push_back({path[k], (ChipId)parent[path[k]], ka, kb});
+            lv.early_back.push_back(lv.early.back());
+          }
+          }
+      }
+      auto by_pos = [](const Own& x, const Own& y) { return x.pos < y.pos; };
+      std::stable_sort(job.own.begin(), job.own.end(), by_pos);
+      std::stable_sort(back.own.begin(), back.own.end(), by_pos);
+      lv.seg.push_back(std::move(job));
+      lv.seg_back.push_back(std::move(back));
+      continue;
+    }
+    // Otherwise one even shard per leaf, handed to its parent before the lines' rings.
+    RingSpec seg;
+    seg.cyc = path;
+    seg.chain = true;
+    for (ChipId c : path) seg.cols.push_back({c});
+    make_jobs(seg, lo, hi, &lv.seg);
+    make_jobs(seg, lo, hi, &lv.seg_back);
+    std::map<ChipId, std::pair<uint32_t, uint32_t>> shard;
+    for (const auto& o : ownership(seg, lo, hi)) shard[o.first] = o.second;
+    for (ChipId c : path) {  // a leaf without a shard (more chips than words) has none
+      const auto it = shard.find(c);
+      if (it == shard.end()) continue;
+      lv.early.push_back({c, (ChipId)parent[c], it->second.first, it->second.second});
+      lv.early_back.push_back(lv.early.back());
     }
   }
   plan.ok = true;
@@ -961,16 +1137,6 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     parts.push_back({true, 0, S / 2});
     parts.push_back({false, S / 2, S});
   }
-  // ft2d's share g of the range that leaves reduce-scatter along their own line before
-  // handing over: on a mesh all of it (a segment's alternate-node ring loads its links
-  // no more than a full line's does). On a torus a full line's two-way ring loads a
-  // link with S (1-1/W), a segment's one-way ring with 2 g S (1-1/n), the hand-over a
-  // column link with (1-g) S: order xy/yx takes g = 1/2, the largest that keeps the
-  // segment within the rows' load (n = W-2 >= 2), which also keeps the parents' extra
-  // reduction work, (1-g) S, small. With order both the column links also carry the
-  // other half's rings (S/2): g = 2/3 balances g S against S/2 + (1-g) S/2.
-  const uint32_t g_num = !t.torus() ? 1 : p.order == Order::Both ? 2 : 1;
-  const uint32_t g_den = !t.torus() ? 1 : p.order == Order::Both ? 3 : 2;
   if (p.slices > kMaxSlices)
     throw ConfigError("allreduce slices: " + std::to_string(p.slices) + ", allowed 0 (auto) or 1.." +
                       std::to_string(kMaxSlices));
@@ -1007,7 +1173,7 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
       const Frame fr(f, sp[i].xy);
       std::vector<RingSpec> specs;
       if (p.algo == Algo::FT2D) {
-        fold[i] = fold_plan(fr, sp[i].lo, sp[i].hi, g_num, g_den, p.order == Order::Both);
+        fold[i] = fold_plan(fr, sp[i].lo, sp[i].hi, p.order == Order::Both);
         specs = fold[i].ok ? fold[i].specs : ft2d_specs(fr);
       } else if (sp[i].xy) {
         specs = rect_specs(fr, r.x0, r.w, r.y0, r.h);
@@ -1025,21 +1191,32 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
       const int pf = b.phase("fold leaves");
       for (size_t d = levels; d-- > 0;) {
         for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& h : fold[i].levels[d].pre) chunked(h.src, h.dst, h.a, h.b, true, pf);
+        for (size_t i = 0; i < sp.size(); ++i)
           if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, true, pf, cw);
         for (size_t i = 0; i < sp.size(); ++i)
           if (d < fold[i].levels.size())
-            for (const auto& l : fold[i].levels[d].leaves) {
-              chunked(l.c, l.parent, l.a, l.b, true, pf);
-              chunked(l.c, l.parent, fold[i].gmid, sp[i].hi, true, pf);
-            }
+            for (const auto& h : fold[i].levels[d].early) chunked(h.src, h.dst, h.a, h.b, true, pf);
       }
     }
+    // The aligned segments' pieces join their owners after the lines' reduce-scatter
+    // (and come back before the lines' all-gather): listed between the phases.
+    auto late = [&](bool fold_in, int phase) {
+      for (size_t i = 0; i < sp.size(); ++i)
+        for (const FoldPlan::Level& lv : fold[i].levels)
+          for (const auto& h : lv.late)
+            fold_in ? chunked(h.src, h.dst, h.a, h.b, true, phase)
+                    : chunked(h.dst, h.src, h.a, h.b, false, phase);
+    };
     for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", true);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
+    if (levels > 0) late(true, b.phase("fold leaves"));
     for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", false);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, true, ph[i], cw);
     for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", false);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, false, ph[i], cw);
+    if (levels > 0) late(false, b.phase("unfold leaves"));
     for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", true);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, false, ph[i], cw);
     if (levels > 0) {  // and get the result back, nearest first
@@ -1047,12 +1224,12 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
       for (size_t d = 0; d < levels; ++d) {
         for (size_t i = 0; i < sp.size(); ++i)
           if (d < fold[i].levels.size())
-            for (const auto& l : fold[i].levels[d].leaves) {
-              chunked(l.parent, l.c, l.a, l.b, false, pu);
-              chunked(l.parent, l.c, fold[i].gmid, sp[i].hi, false, pu);
-            }
+            for (const auto& h : fold[i].levels[d].early_back) chunked(h.dst, h.src, h.a, h.b, false, pu);
         for (size_t i = 0; i < sp.size(); ++i)
-          if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, false, pu, cw);
+          if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg_back, false, pu, cw);
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& h : fold[i].levels[d].pre) chunked(h.dst, h.src, h.a, h.b, false, pu);
       }
     }
   }
