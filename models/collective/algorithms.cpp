@@ -910,11 +910,12 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
             continue;
           }
           const int n = (int)r.cyc.size();
-          if (!fr.live(fr.u(r.cyc[o.pos]), sg.v)) {
-            // The owner stands over the hole (a torus row's one segment): to the leaf
-            // under the last parent to pass the piece on in the ring's reduce-scatter,
-            // which adds it in; back from the leaf under the first parent to receive
-            // the result in the all-gather: the ring need not wait for either.
+          if (!both || !fr.live(fr.u(r.cyc[o.pos]), sg.v)) {
+            // To the leaf under the last parent to pass the piece on in the ring's
+            // reduce-scatter, which adds it in; back from the leaf under the first
+            // parent to receive the result in the all-gather: the ring need not wait
+            // for either. One column link carries the piece: fine for the hole's own
+            // columns, and with order xy/yx, where the column links are idle.
             int in = -1, out = -1;
             for (int k = 1; k < n && (in < 0 || out < 0); ++k) {
               const auto l_in = leaf_at.find(fr.u(r.cyc[(o.pos - k + n) % n]));
@@ -929,9 +930,10 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
             lv.early_back.push_back({path[out], (ChipId)parent[path[out]], a, b});
             continue;
           }
-          // The owner stands over another segment of the line (a mesh row the hole cuts
-          // in two): spread over this segment's leaves, each adding its part into its
-          // parent before the ring passes the piece on, and copying it back at the end.
+          // Order both, the owner over another segment of the line (a mesh row the hole
+          // cuts in two; half the range): spread over this segment's leaves, each adding
+          // its part into its parent before the ring passes the piece on and copying it
+          // back at the end, since the other half's rings load the column links.
           const size_t L = path.size();
           for (size_t k = 0; k < L; ++k) {
             const uint32_t ka = cut(a, b, k, L), kb = cut(a, b, k + 1, L);
