@@ -1,7 +1,7 @@
 # availability: written by faultmesh plot; run `gnuplot availability.gp` to redraw
 $d << EOD
-"32x32_mesh" 0.925493 0.00102124 0.946958 0.0005594 0.961346 0.000468443
-"32x32_torus" 0.925493 0.00102124 0.968032 0.000540627 0.974395 0.000462205
+"32x32_mesh" 0.925493 0.00102124 0.955988 0.000508528 0.961383 0.000468372
+"32x32_torus" 0.925493 0.00102124 0.973142 0.000475496 0.974395 0.000462205
 EOD
 set title 'Goodput of a 28-day job, 1024 chips, board MTBF 8760 h (95 % CI)'
 set ylabel 'goodput'

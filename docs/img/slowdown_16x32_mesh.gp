@@ -1,12 +1,12 @@
 # slowdown_16x32_mesh: written by faultmesh plot; run `gnuplot slowdown_16x32_mesh.gp` to redraw
 $d << EOD
 "faultfree" 1.00000 1.00000 1.24189
-"board_centre" 0.94066 1.00249 1.23219
-"board_edge" 1.00944 0.99875 1.23219
-"board_corner" 1.00402 0.99875 1.23219
-"two_boards" 1.06688 1.01050 1.22247
-"one_link" 1.03715 1.00792 1.24189
-"board_mid" 1.55538 1.61151 1.96330
+"board_centre" 0.94461 1.00249 1.23219
+"board_edge" 0.97919 0.99875 1.23219
+"board_corner" 0.99998 0.99875 1.23219
+"two_boards" 0.99129 1.01050 1.22247
+"one_link" 0.99640 1.00792 1.24189
+"board_mid" 1.56238 1.61151 1.96330
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 16x32 mesh'
 set ylabel 'slowdown (x)'

@@ -1,12 +1,12 @@
 # slowdown_16x32_torus: written by faultmesh plot; run `gnuplot slowdown_16x32_torus.gp` to redraw
 $d << EOD
 "faultfree" 1.00000 1.00000 1.09162
-"board_centre" 1.46725 1.01901 1.09397
-"board_edge" 1.46725 1.01901 1.09450
-"board_corner" 1.50625 1.01901 1.09450
-"two_boards" 2.10841 2.24273 2.01734
-"one_link" 1.51435 2.87024 1.09162
-"board_mid" 2.22736 1.77911 1.88562
+"board_centre" 1.23526 1.01901 1.09397
+"board_edge" 1.23526 1.01901 1.09450
+"board_corner" 1.23686 1.01901 1.09450
+"two_boards" 2.08913 2.24273 2.01734
+"one_link" 1.73777 2.87024 1.09162
+"board_mid" 1.99537 1.77911 1.88562
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 16x32 torus'
 set ylabel 'slowdown (x)'

@@ -1,12 +1,12 @@
 # slowdown_32x32_mesh: written by faultmesh plot; run `gnuplot slowdown_32x32_mesh.gp` to redraw
 $d << EOD
 "faultfree" 1.00000 1.00000 1.24877
-"board_centre" 1.63245 1.00051 1.24395
-"board_edge" 1.41585 0.99908 1.24395
-"board_corner" 1.31532 1.03263 1.24395
-"two_boards" 1.53918 1.14615 1.23907
-"one_link" 1.40552 1.13997 1.24877
-"board_mid" 2.27466 1.65701 2.00869
+"board_centre" 1.30839 1.00051 1.24395
+"board_edge" 1.24129 0.99908 1.24395
+"board_corner" 1.32586 1.03263 1.24395
+"two_boards" 1.40599 1.14615 1.23907
+"one_link" 1.28207 1.13997 1.24877
+"board_mid" 2.02506 1.65701 2.00869
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 32x32 mesh'
 set ylabel 'slowdown (x)'
