@@ -900,49 +900,49 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
       for (const Job& r : ring) {
         for (const Own& o : r.own)
           for (const auto& range : mine) {
-          const uint32_t a = std::max(range.first, o.a), b = std::min(range.second, o.b);
-          if (a >= b) continue;
-          const auto own_leaf = leaf_at.find(fr.u(r.cyc[o.pos]));
-          if (own_leaf != leaf_at.end()) {
-            job.own.push_back({own_leaf->second, a, b});
-            back.own.push_back({own_leaf->second, a, b});
-            lv.late.push_back({path[own_leaf->second], r.cyc[o.pos], a, b});
-            continue;
-          }
-          const int n = (int)r.cyc.size();
-          if (!both || !fr.live(fr.u(r.cyc[o.pos]), sg.v)) {
-            // To the leaf under the last parent to pass the piece on in the ring's
-            // reduce-scatter, which adds it in; back from the leaf under the first
-            // parent to receive the result in the all-gather: the ring need not wait
-            // for either. One column link carries the piece: fine for the hole's own
-            // columns, and with order xy/yx, where the column links are idle.
-            int in = -1, out = -1;
-            for (int k = 1; k < n && (in < 0 || out < 0); ++k) {
-              const auto l_in = leaf_at.find(fr.u(r.cyc[(o.pos - k + n) % n]));
-              const auto l_out = leaf_at.find(fr.u(r.cyc[(o.pos + k) % n]));
-              if (in < 0 && l_in != leaf_at.end()) in = l_in->second;
-              if (out < 0 && l_out != leaf_at.end()) out = l_out->second;
+            const uint32_t a = std::max(range.first, o.a), b = std::min(range.second, o.b);
+            if (a >= b) continue;
+            const auto own_leaf = leaf_at.find(fr.u(r.cyc[o.pos]));
+            if (own_leaf != leaf_at.end()) {
+              job.own.push_back({own_leaf->second, a, b});
+              back.own.push_back({own_leaf->second, a, b});
+              lv.late.push_back({path[own_leaf->second], r.cyc[o.pos], a, b});
+              continue;
             }
-            if (in < 0 || out < 0) throw std::logic_error("ft2d: a segment under no chip of its line");
-            job.own.push_back({in, a, b});
-            back.own.push_back({out, a, b});
-            lv.early.push_back({path[in], (ChipId)parent[path[in]], a, b});
-            lv.early_back.push_back({path[out], (ChipId)parent[path[out]], a, b});
-            continue;
-          }
-          // Order both, the owner over another segment of the line (a mesh row the hole
-          // cuts in two; half the range): spread over this segment's leaves, each adding
-          // its part into its parent before the ring passes the piece on and copying it
-          // back at the end, since the other half's rings load the column links.
-          const size_t L = path.size();
-          for (size_t k = 0; k < L; ++k) {
-            const uint32_t ka = cut(a, b, k, L), kb = cut(a, b, k + 1, L);
-            if (ka == kb) continue;
-            job.own.push_back({(int)k, ka, kb});
-            back.own.push_back({(int)k, ka, kb});
-            lv.early.push_back({path[k], (ChipId)parent[path[k]], ka, kb});
-            lv.early_back.push_back(lv.early.back());
-          }
+            const int n = (int)r.cyc.size();
+            if (!both || !fr.live(fr.u(r.cyc[o.pos]), sg.v)) {
+              // To the leaf under the last parent to pass the piece on in the ring's
+              // reduce-scatter, which adds it in; back from the leaf under the first
+              // parent to receive the result in the all-gather: the ring need not wait
+              // for either. One column link carries the piece: fine for the hole's own
+              // columns, and with order xy/yx, where the column links are idle.
+              int in = -1, out = -1;
+              for (int k = 1; k < n && (in < 0 || out < 0); ++k) {
+                const auto l_in = leaf_at.find(fr.u(r.cyc[(o.pos - k + n) % n]));
+                const auto l_out = leaf_at.find(fr.u(r.cyc[(o.pos + k) % n]));
+                if (in < 0 && l_in != leaf_at.end()) in = l_in->second;
+                if (out < 0 && l_out != leaf_at.end()) out = l_out->second;
+              }
+              if (in < 0 || out < 0) throw std::logic_error("ft2d: a segment under no chip of its line");
+              job.own.push_back({in, a, b});
+              back.own.push_back({out, a, b});
+              lv.early.push_back({path[in], (ChipId)parent[path[in]], a, b});
+              lv.early_back.push_back({path[out], (ChipId)parent[path[out]], a, b});
+              continue;
+            }
+            // Order both, the owner over another segment of the line (a mesh row the hole
+            // cuts in two; half the range): spread over this segment's leaves, each adding
+            // its part into its parent before the ring passes the piece on and copying it
+            // back at the end, since the other half's rings load the column links.
+            const size_t L = path.size();
+            for (size_t k = 0; k < L; ++k) {
+              const uint32_t ka = cut(a, b, k, L), kb = cut(a, b, k + 1, L);
+              if (ka == kb) continue;
+              job.own.push_back({(int)k, ka, kb});
+              back.own.push_back({(int)k, ka, kb});
+              lv.early.push_back({path[k], (ChipId)parent[path[k]], ka, kb});
+              lv.early_back.push_back(lv.early.back());
+            }
           }
       }
       auto by_pos = [](const Own& x, const Own& y) { return x.pos < y.pos; };
@@ -1207,9 +1207,12 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     auto late = [&](bool fold_in, int phase) {
       for (size_t i = 0; i < sp.size(); ++i)
         for (const FoldPlan::Level& lv : fold[i].levels)
-          for (const auto& h : lv.late)
-            fold_in ? chunked(h.src, h.dst, h.a, h.b, true, phase)
-                    : chunked(h.dst, h.src, h.a, h.b, false, phase);
+          for (const auto& h : lv.late) {
+            if (fold_in)
+              chunked(h.src, h.dst, h.a, h.b, true, phase);
+            else
+              chunked(h.dst, h.src, h.a, h.b, false, phase);
+          }
     };
     for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", true);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
