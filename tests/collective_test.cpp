@@ -449,9 +449,9 @@ TEST(CollectiveLoad, TopologyBoundFormulas) {
 
 TEST(CollectiveLoad, Ft2dAroundOneBoardMatchesItsDesign) {
   // ft2d, order xy, one failed 2x2 board on 16 x 12 (docs/collectives.md). The cut
-  // rows' chips are leaves: they reduce-scatter part of the buffer along their own row
-  // segments and hand the rest down (up) their column to the nearest full row, which
-  // alone runs the 2d scheme.
+  // rows' chips are leaves: they reduce the buffer along their own row segments (chains)
+  // and hand each piece down (up) their column to its owner in the nearest full row;
+  // the full rows alone run the 2d scheme.
   //   torus: the full rows' two-way rings dominate: S (W-1)/W, as without the hole.
   //   mesh:  columns the hole cuts own nothing (their column group would detour over
   //          fully loaded row links) and their alternate-node ring partners (x-2, x+2)

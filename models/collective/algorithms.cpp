@@ -854,7 +854,7 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
   for (size_t i = 0; i < segs.size() && !both; ++i)
     for (size_t j = i + 1; j < segs.size() && segs[i].pair < 0; ++j) {
       const Seg &x = segs[i], &y = segs[j];
-      if (!x.aligned || !y.aligned || x.d != 1 || y.d != 1 || y.pair >= 0 ||
+      if (!x.aligned || !y.aligned || y.pair >= 0 ||  // aligned: depth 1
           x.path.size() != y.path.size() || x.pv == y.v || y.pv == x.v)
         continue;
       int up = vnext(x.v, 1) == y.v ? 1 : vnext(x.v, -1) == y.v ? -1 : 0;
