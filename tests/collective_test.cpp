@@ -590,6 +590,73 @@ TEST(CollectiveLoad, Ft2dBothOnATorusBeatsTheBaselines) {
   EXPECT_LT(ft, load_of(n, p).max_link_words);
 }
 
+TEST(CollectiveLoad, Ft2dOrderBothKeepsSideChipsInTheirRings) {
+  // A ring member moves 5 S (1 - 1/n) words through HBM per dimension's share (RS: add
+  // 2 words per word received, read 1 per word sent; AG: write 1, read 1), about 5 S
+  // in all on 8x8. With one order ft2d trims the columns a corner board makes faulty
+  // out of the rings, and their chips hand their whole buffer to the chip next to the
+  // core: that chip adds it (2 words per word) and copies it back (1), 3 S more in
+  // that half, 1.5 S with order both. Order both must not trim (that HBM paces every
+  // ring through the chip), so no chip may reach fault-free + S; with one order the
+  // trimming is still there (its chips are 3 S above the rest of their half).
+  const uint32_t S = 64 * 1000;
+  const NetworkConfig ff = machine(8, 8, false);
+  AlgoParams p;
+  p.words = S;
+  p.chunk_words = S;
+  p.algo = Algo::TwoD;
+  p.order = Order::Both;
+  uint64_t ff_hbm = 0;
+  for (uint64_t w : load_of(ff, p).chip_hbm_words) ff_hbm = std::max(ff_hbm, w);
+  EXPECT_LT(ff_hbm, 5 * (uint64_t)S);
+  p.algo = Algo::FT2D;
+  for (Coord b : {Coord{0, 0}, Coord{3, 0}, Coord{0, 3}, Coord{3, 3}}) {
+    NetworkConfig n = ff;
+    n.faults.boards = {b};
+    p.order = Order::Both;
+    uint64_t hbm = 0;
+    for (uint64_t w : load_of(n, p).chip_hbm_words) hbm = std::max(hbm, w);
+    EXPECT_LT(hbm, ff_hbm + S) << b.x << "," << b.y;
+    p.order = Order::XY;
+    hbm = 0;
+    for (uint64_t w : load_of(n, p).chip_hbm_words) hbm = std::max(hbm, w);
+    EXPECT_GT(hbm, ff_hbm + 2 * (uint64_t)S) << b.x << "," << b.y;
+  }
+}
+
+TEST(CollectiveLoad, Ft2dOrderBothHandsTheOtherSegmentsPiecesToLateParents) {
+  // 32x8 mesh, board 6,2 out (x 12-13, y 4-5), order both. Row 4 is cut into x 0-11
+  // and x 14-31; its leaves hand over into row 3, whose alternate-node ring is 0, 2,
+  // ..., 30, 31, 29, ..., 1. A piece owned by x 14..31 enters through the leaves under
+  // the last eight parents of x 0-11 to pass it on before its owner: walking back from
+  // any such owner the ring meets 10, 8, 6, 4, 2, 0 and then 1, 3 (from 14: 12, 10, ...,
+  // 0, 1, 3; from 15: 17, ..., 31, 30, ..., 14, 12, 10, ..., 0, 1, 3). So the leaves at
+  // x 5, 7, 9 and 11 hand over only the piece of the parent above them (S/60 of the
+  // xy half: 30 owning columns), while the other eight also carry an eighth of the
+  // other segment's 18 pieces (0.3 S / 8 each). Spread over all twelve leaves, or over
+  // four, some of those eight would carry no more than x 5.
+  const uint32_t S = 60 * 1024;
+  NetworkConfig n = machine(32, 8, false);
+  n.faults.boards = {Coord{6, 2}};
+  AlgoParams p;
+  p.algo = Algo::FT2D;
+  p.order = Order::Both;
+  p.words = S;
+  p.chunk_words = S;
+  p.slices = 1;
+  const Schedule s = check_sums(n, p);
+  FaultSet f(n);
+  const Topology2D& t = f.topology();
+  uint64_t handed[12] = {};
+  for (const Xfer& x : s.xfers)
+    if (s.phase_names[x.phase] == "fold leaves" && x.reduce && t.y(x.src) == 4 &&
+        t.y(x.dst) == 3 && t.x(x.src) <= 11)
+      handed[t.x(x.src)] += x.len;
+  for (int x : {0, 1, 2, 3, 4, 6, 8, 10})
+    for (int y : {5, 7, 9, 11}) EXPECT_GT(handed[x], 2 * handed[y]) << x << " vs " << y;
+  for (int y : {5, 7, 9, 11}) EXPECT_GT(handed[y], 0u) << y;
+}
+
 TEST(CollectiveLoad, Ft2dWithoutFaultsIsTwoD) {
   for (bool torus : {true, false})
     for (Order o : {Order::XY, Order::YX, Order::Both}) {

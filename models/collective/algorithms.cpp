@@ -21,7 +21,6 @@
 #include "models/collective/algorithms.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -686,6 +685,13 @@ std::vector<char> full_lines(const Frame& fr) {
 }
 
 FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
+  // With order both, the piece of an owner over another segment of its line goes in
+  // through the leaves under the last kSpread parents (with a leaf of this segment)
+  // to pass it on in the ring's reduce-scatter. Fewer leaves load their column links,
+  // which the other half's rings use, with more of the piece; more leaves include
+  // parents that pass the piece early, and the ring waits for their chain. Measured
+  // (order both, 2, 4 and 8 leaves and all of them; docs/collectives.md): 8.
+  constexpr size_t kSpread = 8;
   FoldPlan plan;
   const int U = fr.U, V = fr.V;
   const bool torus = fr.t.torus();
@@ -699,10 +705,11 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
     return w < 0 || w >= V ? -1 : w;
   };
   // A column is cut when its full lines' chips are not one straight run (a hole sits
-  // between them). On a mesh, cut or faulty columns at the sides (a run touching u = 0
-  // or U-1) leave the rings: the full lines' rings span only the core [ua, ub], and the full
-  // lines' chips outside it become leaves too, handing over along their line toward
-  // the core (no column group has to detour, and the rings get shorter).
+  // between them). On a mesh with one order (xy or yx), cut or faulty columns at the
+  // sides (a run touching u = 0 or U-1) leave the rings: the full lines' rings span only
+  // the core [ua, ub], and the full lines' chips outside it become leaves too, handing
+  // over along their line toward the core (no column group has to detour, and the rings
+  // get shorter).
   int first = -1, last = -1;
   for (int v = 0; v < V; ++v)
     if (full[v]) {
@@ -721,8 +728,14 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
   for (int u = 0; u < U; ++u)
     for (int v = 0; v < V; ++v)
       faulty[u] = faulty[u] || cutcol[u] || !fr.live(u, v) || (v + 1 < V && !fr.vlink(u, v));
+  // Not with order both: a trimmed chip's whole buffer is added into the chip next to
+  // the core and copied back, 3 S more HBM words there (8 S against 5 S). One order
+  // takes about 2 S cycles, time enough for that; order both about S, and that chip's
+  // HBM then paces every ring through it (16x32 mesh, corner board, 2 MiB: 52,063
+  // cycles trimmed, 39,888 not). Kept in the rings, a cut column owns nothing (the
+  // weights below), so its column group still does not detour.
   int ua = 0, ub = U - 1;
-  if (!torus) {
+  if (!torus && !both) {
     while (ua < U && faulty[ua]) ++ua;
     while (ub >= 0 && faulty[ub]) --ub;
     if (ub - ua + 1 < 2) ua = 0, ub = U - 1;
@@ -910,38 +923,31 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
               continue;
             }
             const int n = (int)r.cyc.size();
-            if (!both || !fr.live(fr.u(r.cyc[o.pos]), sg.v)) {
-              // To the leaf under the last parent to pass the piece on in the ring's
-              // reduce-scatter, which adds it in; back from the leaf under the first
-              // parent to receive the result in the all-gather: the ring need not wait
-              // for either. One column link carries the piece: fine for the hole's own
-              // columns, and with order xy/yx, where the column links are idle.
-              int in = -1, out = -1;
-              for (int k = 1; k < n && (in < 0 || out < 0); ++k) {
-                const auto l_in = leaf_at.find(fr.u(r.cyc[(o.pos - k + n) % n]));
-                const auto l_out = leaf_at.find(fr.u(r.cyc[(o.pos + k) % n]));
-                if (in < 0 && l_in != leaf_at.end()) in = l_in->second;
-                if (out < 0 && l_out != leaf_at.end()) out = l_out->second;
-              }
-              if (in < 0 || out < 0) throw std::logic_error("ft2d: a segment under no chip of its line");
-              job.own.push_back({in, a, b});
-              back.own.push_back({out, a, b});
-              lv.early.push_back({path[in], (ChipId)parent[path[in]], a, b});
-              lv.early_back.push_back({path[out], (ChipId)parent[path[out]], a, b});
-              continue;
+            // To leaves under the last parents to pass the piece on in the ring's
+            // reduce-scatter, which add it in; back from leaves under the first parents
+            // to receive the result in the all-gather: the ring need not wait for
+            // either. With order xy/yx one leaf each way (its column link carries the
+            // piece; the column links are idle then), also for the hole's own columns;
+            // with order both, where the other half's rings load the column links, the
+            // piece of an owner over another segment of the line (a mesh row the hole
+            // cuts in two) is split over up to kSpread leaves each way.
+            const size_t m = !both || !fr.live(fr.u(r.cyc[o.pos]), sg.v) ? 1 : kSpread;
+            std::vector<int> in, out;
+            for (int k = 1; k < n && (in.size() < m || out.size() < m); ++k) {
+              const auto l_in = leaf_at.find(fr.u(r.cyc[(o.pos - k + n) % n]));
+              const auto l_out = leaf_at.find(fr.u(r.cyc[(o.pos + k) % n]));
+              if (in.size() < m && l_in != leaf_at.end()) in.push_back(l_in->second);
+              if (out.size() < m && l_out != leaf_at.end()) out.push_back(l_out->second);
             }
-            // Order both, the owner over another segment of the line (a mesh row the hole
-            // cuts in two; half the range): spread over this segment's leaves, each adding
-            // its part into its parent before the ring passes the piece on and copying it
-            // back at the end, since the other half's rings load the column links.
-            const size_t L = path.size();
-            for (size_t k = 0; k < L; ++k) {
-              const uint32_t ka = cut(a, b, k, L), kb = cut(a, b, k + 1, L);
+            if (in.empty() || out.empty()) throw std::logic_error("ft2d: a segment under no chip of its line");
+            const size_t q = std::min(in.size(), out.size());
+            for (size_t k = 0; k < q; ++k) {
+              const uint32_t ka = cut(a, b, k, q), kb = cut(a, b, k + 1, q);
               if (ka == kb) continue;
-              job.own.push_back({(int)k, ka, kb});
-              back.own.push_back({(int)k, ka, kb});
-              lv.early.push_back({path[k], (ChipId)parent[path[k]], ka, kb});
-              lv.early_back.push_back(lv.early.back());
+              job.own.push_back({in[k], ka, kb});
+              back.own.push_back({out[k], ka, kb});
+              lv.early.push_back({path[in[k]], (ChipId)parent[path[in[k]]], ka, kb});
+              lv.early_back.push_back({path[out[k]], (ChipId)parent[path[out[k]]], ka, kb});
             }
           }
       }
