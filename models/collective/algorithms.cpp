@@ -21,6 +21,7 @@
 #include "models/collective/algorithms.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
