@@ -595,10 +595,10 @@ TEST(CollectiveLoad, Ft2dOrderBothKeepsSideChipsInTheirRings) {
   // 2 words per word received, read 1 per word sent; AG: write 1, read 1), about 5 S
   // in all on 8x8. With one order ft2d trims the columns a corner board makes faulty
   // out of the rings, and their chips hand their whole buffer to the chip next to the
-  // core: that chip adds it (2 words per word) and copies it back (1), 3 S more in
-  // that half, 1.5 S with order both. Order both must not trim (that HBM paces every
-  // ring through the chip), so no chip may reach fault-free + S; with one order the
-  // trimming is still there (its chips are 3 S above the rest of their half).
+  // core: that chip adds it (2 words per word) and copies it back (1), 3 S more with
+  // one order, 1.5 S with order both (each order has half the buffer). Order both must
+  // not trim (that HBM paces every ring through the chip), so no chip may reach
+  // fault-free + S; with one order the trimming stays (that chip is near 3 S above).
   const uint32_t S = 64 * 1000;
   const NetworkConfig ff = machine(8, 8, false);
   AlgoParams p;
