@@ -604,22 +604,23 @@ TEST(CollectiveLoad, Ft2dOrderBothKeepsSideChipsInTheirRings) {
   AlgoParams p;
   p.words = S;
   p.chunk_words = S;
+  auto busiest_hbm = [&](const NetworkConfig& n) {
+    uint64_t m = 0;
+    for (uint64_t w : load_of(n, p).chip_hbm_words) m = std::max(m, w);
+    return m;
+  };
   p.algo = Algo::TwoD;
   p.order = Order::Both;
-  uint64_t ff_hbm = 0;
-  for (uint64_t w : load_of(ff, p).chip_hbm_words) ff_hbm = std::max(ff_hbm, w);
+  const uint64_t ff_hbm = busiest_hbm(ff);
   EXPECT_LT(ff_hbm, 5 * (uint64_t)S);
   p.algo = Algo::FT2D;
   for (Coord b : {Coord{0, 0}, Coord{3, 0}, Coord{0, 3}, Coord{3, 3}}) {
     NetworkConfig n = ff;
     n.faults.boards = {b};
     p.order = Order::Both;
-    uint64_t hbm = 0;
-    for (uint64_t w : load_of(n, p).chip_hbm_words) hbm = std::max(hbm, w);
-    EXPECT_LT(hbm, ff_hbm + S) << b.x << "," << b.y;
+    EXPECT_LT(busiest_hbm(n), ff_hbm + S) << b.x << "," << b.y;
     p.order = Order::XY;
-    hbm = 0;
-    for (uint64_t w : load_of(n, p).chip_hbm_words) hbm = std::max(hbm, w);
+    const uint64_t hbm = busiest_hbm(n);
     EXPECT_GT(hbm, ff_hbm + 2 * (uint64_t)S) << b.x << "," << b.y;
   }
 }
