@@ -1,19 +1,28 @@
 // The network clock and the sleep/wake mechanism shared by routers and network
 // interfaces.
 //
-// One SC_METHOD (Clock) runs per cycle. It immediately notifies `tick`, to which every
-// clocked unit (router, NI) is statically sensitive, so while a unit has work its one
-// process runs once per cycle. A unit with nothing to do sleeps on its own wake event
-// and costs nothing. Whoever hands it work (a link delivering a flit or credit, or its
-// own traffic source) calls wake_at(cycle); the clock keeps these requests in a
-// calendar (a ring of per-cycle buckets plus a heap for the far future) and at that
-// cycle notifies the unit's wake event, so it evaluates that cycle like everyone else.
-// The calendar replaces SystemC timed notifications, whose event heap cost a quarter
-// of the run time (profiled with callgrind on a 16x16 mesh).
+// One SC_METHOD (Clock::run) runs per cycle and notifies `tick` immediately. A second
+// one (Clock::evaluate), statically sensitive to `tick`, evaluates that cycle for every
+// awake unit (router, NI) by calling its evaluate() in a fixed order (the order the
+// units were added). Each unit is a plain C++ object here, not a SystemC process: with
+// one SC_METHOD per unit the kernel visited all of them every cycle (sc_event::trigger,
+// the runnable queues, run_process), which on a busy 16x16 torus was ~20 % of the
+// simulator's cache misses (cachegrind) and ~6 % of its instructions; the list costs one
+// pointer per awake unit. Tick-sensitive processes of test benches (the RTL router
+// adapter, the waveform tracer, co-simulation benches) run in the same delta as the
+// units, as before.
+//
+// A unit with nothing to do sleeps and costs nothing: it leaves the awake list. Whoever
+// hands it work (a link delivering a flit or credit, or its own traffic source) calls
+// wake_at(cycle); the clock keeps these requests in a calendar (a ring of per-cycle
+// buckets plus a heap for the far future) and at that cycle puts the unit back in the
+// awake list, so it evaluates that cycle like everyone else. (The calendar replaced
+// SystemC timed notifications, whose event heap cost a quarter of the run time.)
 //
 // All communication between units goes through links with latency >= 1 cycle, so the
-// order in which SystemC runs the units inside one cycle never changes a result.
+// order in which units evaluate inside one cycle never changes a result.
 #pragma once
+#include <algorithm>
 #include <queue>
 #include <systemc>
 #include <vector>
@@ -24,10 +33,12 @@ namespace fm {
 
 class Clock;
 
-// Base of every unit driven by the clock. The subclass's SC_METHOD is statically
-// sensitive to the clock's tick and starts with `if (resume()) return;`.
-// Its fields that every evaluated cycle reads (the port bits, resume()'s state) share
-// one cache line, ahead of the wake event, which only the kernel touches.
+// Base of every unit driven by the clock. A unit the clock evaluates (Clock::add(),
+// called by its constructor) implements evaluate(); a unit with its own tick-sensitive
+// process (the RTL adapter, test benches) is not added and stays awake for good, so
+// links never book wake-ups for it.
+// Its fields that every evaluated cycle reads (the port bits, the sleep state) share one
+// cache line.
 class alignas(64) Clocked {
  public:
   explicit Clocked(Clock& clk) : clk_(clk) {}
@@ -41,40 +52,20 @@ class alignas(64) Clocked {
   uint32_t flit_ports_ = 0, credit_ports_ = 0;
 
  protected:
-  // Called first in the process body; true when this activation must not evaluate a
-  // cycle (the initialisation activation, which only goes to sleep).
-  bool resume() {
-    if (!started_) {
-      started_ = true;
-      sleep();
-      return true;
-    }
-    // Awake now: bookings made for it earlier are not needed any more (whatever they
-    // announced is in flight on a link, which keeps the unit awake until it arrives).
-    asleep_ = false;
-    pending_ = kNever;
-    ++evaluated_;
-    return false;
-  }
+  // One cycle (clk_.now()) of an added unit; called only while it is awake.
+  virtual void evaluate() {}
   // Sleep until wake_at() is called, or until cycle `at` if given.
   inline void sleep(Cycle at = kNever);
-  // For a unit that evaluates every cycle and never sleeps, so never calls resume() (the
-  // RTL router adapter, tb/rtl_mesh_router.cpp): awake for good, links never book
-  // wake-ups for it; count_evaluated() counts its cycles for cycles_evaluated().
-  void stay_awake() {
-    started_ = true;
-    asleep_ = false;
-  }
+  // For a unit with its own process: counts its cycles for cycles_evaluated().
   void count_evaluated() { ++evaluated_; }
   Clock& clk_;
 
  private:
   friend class Clock;
-  bool asleep_ = true;
-  bool started_ = false;
+  bool asleep_ = false;     // only added units sleep
+  uint32_t order_ = 0;      // position in evaluation order (Clock::add)
   Cycle pending_ = kNever;  // earliest cycle this unit is booked in the calendar
   Cycle evaluated_ = 0;
-  sc_core::sc_event wake_;
 };
 
 class Clock : public sc_core::sc_module {
@@ -84,12 +75,21 @@ class Clock : public sc_core::sc_module {
     SC_METHOD(run);
     sensitive << start_;
     dont_initialize();
+    SC_METHOD(evaluate);
+    sensitive << tick_;
+    dont_initialize();
   }
   SC_HAS_PROCESS(Clock);
   Cycle now() const { return now_; }
   const sc_core::sc_event& tick() const { return tick_; }
   const sc_core::sc_time& period() const { return period_; }
 
+  // Adds unit u to those the clock evaluates (at elaboration); it starts asleep. Units
+  // evaluate in the order they were added.
+  void add(Clocked* u) {
+    u->asleep_ = true;
+    u->order_ = added_++;
+  }
   // Books unit u to be woken at cycle `at`.
   void book(Clocked* u, Cycle at) {
     if (at - now_ < kRing) ring_[at & (kRing - 1)].push_back(u);
@@ -98,9 +98,9 @@ class Clock : public sc_core::sc_module {
 
  private:
   static constexpr Cycle kRing = 1024;
-  // The first cycle starts after every unit's initialisation activation has put it
-  // to sleep, so no wake-up can be lost.
+  // The first cycle starts after elaboration, once every unit's initial bookings are in.
   void start_of_simulation() override { start_.notify(sc_core::SC_ZERO_TIME); }
+  // Advances the cycle, moves the units booked for it into the awake list and ticks.
   void run() {
     if (started_) ++now_;
     started_ = true;
@@ -109,15 +109,34 @@ class Clock : public sc_core::sc_module {
       far_.pop();
     }
     std::vector<Clocked*>& due = ring_[now_ & (kRing - 1)];
+    const size_t before = awake_.size();
     for (Clocked* u : due) {
       if (u->asleep_ && u->pending_ == now_) {
         u->pending_ = kNever;
-        u->wake_.notify();
+        u->asleep_ = false;
+        awake_.push_back(u);
       }
     }
     due.clear();
+    if (awake_.size() != before) {
+      const auto by_order = [](const Clocked* a, const Clocked* b) { return a->order_ < b->order_; };
+      std::sort(awake_.begin() + before, awake_.end(), by_order);
+      std::inplace_merge(awake_.begin(), awake_.begin() + before, awake_.end(), by_order);
+    }
     tick_.notify();
     next_trigger(period_);
+  }
+  // Evaluates the current cycle for every awake unit; those that went to sleep leave the
+  // list (a unit woken again later in the same cycle is booked for the next one).
+  void evaluate() {
+    size_t kept = 0;
+    for (size_t i = 0; i < awake_.size(); ++i) {
+      Clocked* u = awake_[i];
+      ++u->evaluated_;
+      u->evaluate();
+      if (!u->asleep_) awake_[kept++] = u;
+    }
+    awake_.resize(kept);
   }
   struct Far {
     Cycle at;
@@ -128,6 +147,8 @@ class Clock : public sc_core::sc_module {
   sc_core::sc_event tick_, start_;
   std::vector<std::vector<Clocked*>> ring_;
   std::priority_queue<Far> far_;
+  std::vector<Clocked*> awake_;  // in evaluation order (Clocked::order_)
+  uint32_t added_ = 0;
   Cycle now_ = 0;
   bool started_ = false;
 };
@@ -144,7 +165,6 @@ inline void Clocked::wake_at(Cycle at) {
 inline void Clocked::sleep(Cycle at) {
   asleep_ = true;
   if (at != kNever) wake_at(at);
-  sc_core::next_trigger(wake_);
 }
 
 }  // namespace fm

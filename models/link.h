@@ -200,7 +200,14 @@ class Link : public sc_core::sc_module {
     return n;
   }
   uint32_t flits_in_flight() const { return inflight_flits_; }
-  uint32_t credits_in_flight() const { return inflight_credits_; }
+  // Credits on the wire at the end of cycle `now`: sent, arriving after `now`. (Those that
+  // have arrived but wait for a sleeping receiver are not counted: when it applies them
+  // depends on when it next evaluates, which is the simulator's business, not the link's.)
+  uint32_t credits_in_flight(Cycle now) const {
+    uint32_t n = inflight_credits_;
+    while (n && cring_[(chead_ + inflight_credits_ - n) & cmask_].at() <= now) --n;
+    return n;
+  }
   int credit_latency() const { return credit_latency_; }
   // --- end of the tracer's views
 

@@ -19,8 +19,7 @@ NetworkInterface::NetworkInterface(sc_core::sc_module_name name, const NetworkCo
   lane_ = lanes_.data();
   ej_ = ej_store_.data();
   for (Lane& l : lanes_) reset_credits(l);
-  SC_METHOD(process);
-  sensitive << clk.tick();
+  clk.add(this);
 }
 
 void NetworkInterface::connect(std::vector<Link*> inject, std::vector<Link*> eject,
@@ -85,8 +84,7 @@ void NetworkInterface::violation(const std::string& what) {
 // Per cycle: credits and ejected flits first, then packet creation, then one flit of
 // injection per lane. Sleeps until the next packet is due when there is nothing else
 // to do.
-void NetworkInterface::process() {
-  if (resume()) return;
+void NetworkInterface::evaluate() {
   if (dead_) {
     sleep();
     return;

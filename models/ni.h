@@ -74,7 +74,6 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
  public:
   NetworkInterface(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
                    Clock& clk);
-  SC_HAS_PROCESS(NetworkInterface);
 
   // inject[l]: NI -> router local input lane l; eject[l]: router local output l -> NI.
   // router: this chip's router (for the first hop of a packet); peers: every NI of the
@@ -207,7 +206,8 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   void reset_credits(Lane& l) {
     for (int v = 0; v < vcs_; ++v) l.credits[v] = (int16_t)buf_;
   }
-  void process();
+  // One cycle, called by the Clock while the NI is awake.
+  void evaluate() override;
   void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready, uint64_t priority);
   void eject(EjectLane& l, int lane, Cycle now);
   // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).

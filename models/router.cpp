@@ -35,8 +35,7 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
   static_assert(kMaxPorts * kMaxVcs * kMaxBuf <= 65536, "InVc::base is 16 bits");
   for (int i = 0; i < ports_ * vcs_; ++i) in_[i].base = (uint16_t)(i * buf_);
   csr.register_b_transport(this, &Router::csr_access);
-  SC_METHOD(process);
-  sensitive << clk.tick();
+  clk.add(this);
 }
 
 void Router::connect_out(Port p, Link* l) {
@@ -64,8 +63,7 @@ std::string Router::load_table(const RouteTable& t) {
 }
 
 // One cycle, in the order of docs/router-microarchitecture.md section "Cycle".
-void Router::process() {
-  if (resume()) return;
+void Router::evaluate() {
   if (dead_) {
     sleep();
     return;

@@ -3,10 +3,10 @@
 // routing, separable input-first VC and switch allocation with round-robin or
 // iSLIP-style pointer updates, and a configurable 1..4 cycle pipeline.
 //
-// One SC_METHOD per router evaluates a whole cycle as a fixed sequence of member
-// functions (receive credits, receive flits + route lookup, VC allocation, switch
-// allocation + traversal). It sleeps when it holds no flits and nothing is in flight
-// toward it. docs/router-microarchitecture.md is the cycle-exact specification.
+// The Clock calls evaluate() once per cycle while the router is awake; it runs the whole
+// cycle as a fixed sequence of member functions (receive credits, receive flits + route
+// lookup, VC allocation, switch allocation + traversal). It sleeps when it holds no flits
+// and nothing is in flight toward it (models/clock.h). docs/router-microarchitecture.md is the cycle-exact specification.
 //
 // It implements RouterBase (models/router_base.h), the Network's view of a router, and is
 // final, so calls through Router& are direct; the per-cycle path calls no virtual function.
@@ -28,7 +28,6 @@ namespace fm {
 class Router final : public RouterBase {
  public:
   Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id, Clock& clk);
-  SC_HAS_PROCESS(Router);
 
   // Links entering (flits in, credits out) and leaving (flits out, credits in) port p.
   void connect_in(Port p, Link* l) override { in_link_[p] = l; }
@@ -126,7 +125,8 @@ class Router final : public RouterBase {
     int16_t credits = 0;  // free slots in the downstream input VC buffer
   };
 
-  void process();
+  // One cycle, called by the Clock while the router is awake.
+  void evaluate() override;
   void csr_access(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void receive_credits(Cycle now);
   void receive_flits(Cycle now);

@@ -7,7 +7,7 @@
 // sends flits and credits into them. Every function here is called at elaboration or
 // between simulation chunks (statistics, watchdog report), never per flit or per cycle,
 // so the virtual dispatch costs nothing measurable; the SystemC Router's per-cycle path
-// (its SC_METHOD) calls none of them.
+// (evaluate(), called by the Clock) calls none of them.
 #pragma once
 #include <cstdint>
 #include <string>

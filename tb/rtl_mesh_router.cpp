@@ -57,8 +57,8 @@ class RtlMeshRouter final : public RouterBase {
         dut_("dut") {
     dut_.clk_i(rtl_clk_);
     sig_.bind(dut_);
-    // Evaluates every cycle (the RTL has no sleep state): links never need to wake it.
-    stay_awake();
+    // Evaluates every cycle in its own process (the RTL has no sleep state): it is not
+    // added to the Clock's units, so it never sleeps and links never book wake-ups for it.
     SC_METHOD(process);  // its first activation, at time 0, starts the reset sequence
     sensitive << clk.tick();
   }

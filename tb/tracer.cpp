@@ -443,7 +443,7 @@ void Tracer::process() {
   for (auto& p : probes_) p->sample(now);
   for (const LinkVars& v : links_) {
     rec_.set(v.in_flight, v.l->flits_in_flight());
-    rec_.set(v.credits, v.l->credits_in_flight());
+    rec_.set(v.credits, v.l->credits_in_flight(now));
     rec_.set(v.dead, v.l->failed());
   }
   rec_.commit(now);
