@@ -13,10 +13,11 @@
 // units, as before.
 //
 // A unit with nothing to do sleeps and costs nothing: it leaves the awake list. Whoever
-// hands it work (a link delivering a flit or credit, or its own traffic source) calls
+// hands it work (a link delivering a flit, or its own traffic source) calls
 // wake_at(cycle); the clock keeps these requests in a calendar (a ring of per-cycle
 // buckets plus a heap for the far future) and at that cycle puts the unit back in the
-// awake list, so it evaluates that cycle like everyone else. (The calendar replaced
+// awake list, so it evaluates that cycle like everyone else. A request made while the
+// unit is awake is kept and booked if it goes to sleep before that cycle. (The calendar replaced
 // SystemC timed notifications, whose event heap cost a quarter of the run time.)
 //
 // All communication between units goes through links with latency >= 1 cycle, so the
@@ -64,7 +65,10 @@ class alignas(64) Clocked {
   friend class Clock;
   bool asleep_ = false;     // only added units sleep
   uint32_t order_ = 0;      // position in evaluation order (Clock::add)
-  Cycle pending_ = kNever;  // earliest cycle this unit is booked in the calendar
+  // Asleep: the earliest cycle it is booked for in the calendar. Awake: the earliest
+  // cycle someone asked for with wake_at() since it woke, booked if it goes to sleep
+  // first, so no wake-up is lost whichever order units evaluate in.
+  Cycle pending_ = kNever;
   Cycle evaluated_ = 0;
 };
 
@@ -132,6 +136,7 @@ class Clock : public sc_core::sc_module {
     size_t kept = 0;
     for (size_t i = 0; i < awake_.size(); ++i) {
       Clocked* u = awake_[i];
+      if (u->pending_ <= now_) u->pending_ = kNever;  // asked for this cycle: here it is
       ++u->evaluated_;
       u->evaluate();
       if (!u->asleep_) awake_[kept++] = u;
@@ -154,7 +159,10 @@ class Clock : public sc_core::sc_module {
 };
 
 inline void Clocked::wake_at(Cycle at) {
-  if (!asleep_) return;  // the common case: the unit is running anyway
+  if (!asleep_) {  // the common case: the unit is running; sleep() books what it asked
+    if (at < pending_) pending_ = at;
+    return;
+  }
   if (at <= clk_.now()) at = clk_.now() + 1;  // never book the past
   if (at < pending_) {
     pending_ = at;
@@ -163,7 +171,10 @@ inline void Clocked::wake_at(Cycle at) {
 }
 
 inline void Clocked::sleep(Cycle at) {
+  const Cycle asked = pending_;  // wake-ups asked for while it was awake
+  pending_ = kNever;
   asleep_ = true;
+  if (asked > clk_.now() && asked < at) at = asked;
   if (at != kNever) wake_at(at);
 }
 

@@ -1,0 +1,113 @@
+// The Clock's contract with the units it evaluates (models/clock.h): a unit evaluates a
+// cycle only while awake, exactly at the cycle it was booked for after sleeping, in the
+// order the units were added, and a wake-up asked for during a cycle (by a unit evaluated
+// earlier or later in that cycle) is never lost. Every router and NI relies on this: a
+// unit that missed its booked cycle would never read the flit arriving in it.
+//
+// One simulation per test: SystemC elaborates once per process, and ctest runs each test
+// in its own process.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/clock.h"
+
+namespace fm {
+namespace {
+
+// A unit that logs the cycles it evaluates and follows a script: per cycle, whether to
+// stay awake, and wake-ups to ask of another unit.
+struct Log {
+  std::vector<std::string> lines;  // "cycle name", in evaluation order
+};
+
+class ScriptUnit : public sc_core::sc_module, public Clocked {
+ public:
+  ScriptUnit(sc_core::sc_module_name name, Clock& clk, Log& log)
+      : sc_module(name), Clocked(clk), log_(log) {
+    clk.add(this);
+  }
+  // Stay awake through cycle `until` (sleep after evaluating it).
+  Cycle awake_until = 0;
+  // In cycle `at`, ask `who` to evaluate cycle `cycle`.
+  struct Ask {
+    Cycle at;
+    Clocked* who;
+    Cycle cycle;
+  };
+  std::vector<Ask> asks;
+  Cycle sleep_until = kNever;  // argument of sleep() (kNever: until woken)
+  std::vector<Cycle> seen;
+
+ private:
+  void evaluate() override {
+    const Cycle t = clk_.now();
+    seen.push_back(t);
+    log_.lines.push_back(std::to_string(t) + " " + basename());
+    for (const Ask& a : asks)
+      if (a.at == t) a.who->wake_at(a.cycle);
+    if (t >= awake_until) sleep(sleep_until > t ? sleep_until : kNever);
+  }
+  Log& log_;
+};
+
+std::vector<Cycle> cycles(Cycle a, Cycle b) {  // a..b inclusive
+  std::vector<Cycle> v;
+  for (Cycle c = a; c <= b; ++c) v.push_back(c);
+  return v;
+}
+
+TEST(Clock, UnitEvaluatesOnlyTheBookedCyclesInAddOrder) {
+  Log log;
+  Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
+  ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log);
+  // a: woken for 3, awake through 5. b: woken for 4 only. c: booked beyond the
+  // calendar's ring (1024 cycles) and for 2 and 4: the earliest booking wins, and after
+  // evaluating 2 and sleeping with sleep(4) it is back at 4.
+  a.wake_at(3);
+  a.awake_until = 5;
+  b.wake_at(4);
+  c.wake_at(3000);
+  c.wake_at(2);
+  c.sleep_until = 4;
+  sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_NS));
+  EXPECT_EQ(a.seen, cycles(3, 5));
+  EXPECT_EQ(b.seen, std::vector<Cycle>{4});
+  // c slept at 2 until 4; at 4 it sleeps again with sleep(4) not in the future: woken only
+  // by someone else. The booking for 3000 was superseded (pending_ moved to 2).
+  EXPECT_EQ(c.seen, (std::vector<Cycle>{2, 4}));
+  EXPECT_EQ(a.cycles_evaluated(), 3u);
+  // Cycle 4: all three, in the order they were added, whichever was woken first.
+  const std::vector<std::string> want{"2 c", "3 a", "4 a", "4 b", "4 c", "5 a"};
+  EXPECT_EQ(log.lines, want);
+}
+
+TEST(Clock, WakeUpAskedDuringACycleIsNeverLost) {
+  Log log;
+  Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
+  ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log), d("d", clk, log);
+  // Cycle 5: a (added first) evaluates and sleeps; b, later in the same cycle, asks a for
+  // 6 (booked after a slept) and c for 6 (c sleeps in 5 after b's request, so the
+  // request came while c was awake: c must still evaluate 6, since whoever asks has put
+  // work for it in flight). wake_at(now) means the next cycle, never the past (a, 7).
+  // d stays awake through 8: asked in 5 for 6 (met by being awake), then in 7 for 11,
+  // which must not be shadowed by the earlier, already met request when d sleeps in 8.
+  a.wake_at(5);
+  b.wake_at(5);
+  c.wake_at(5);
+  d.wake_at(5);
+  b.asks = {{5, &a, 6}, {5, &c, 6}, {7, &a, 7}, {5, &d, 6}, {7, &d, 11}};
+  c.awake_until = 5;
+  b.awake_until = 7;
+  d.awake_until = 8;
+  sc_core::sc_start(sc_core::sc_time(14, sc_core::SC_NS));
+  EXPECT_EQ(a.seen, (std::vector<Cycle>{5, 6, 8}));
+  EXPECT_EQ(b.seen, cycles(5, 7));
+  EXPECT_EQ(c.seen, (std::vector<Cycle>{5, 6}));
+  EXPECT_EQ(d.seen, (std::vector<Cycle>{5, 6, 7, 8, 11}));
+}
+
+}  // namespace
+}  // namespace fm
