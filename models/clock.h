@@ -17,8 +17,8 @@
 // wake_at(cycle); the clock keeps these requests in a calendar (a ring of per-cycle
 // buckets plus a heap for the far future) and at that cycle puts the unit back in the
 // awake list, so it evaluates that cycle like everyone else. A request made while the
-// unit is awake is kept and booked if it goes to sleep before that cycle. (The calendar replaced
-// SystemC timed notifications, whose event heap cost a quarter of the run time.)
+// unit is awake is kept and booked if it goes to sleep before that cycle. (The calendar
+// replaced SystemC timed notifications, whose event heap cost a quarter of the run time.)
 //
 // All communication between units goes through links with latency >= 1 cycle, so the
 // order in which units evaluate inside one cycle never changes a result.
