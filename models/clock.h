@@ -24,6 +24,7 @@
 // order in which units evaluate inside one cycle never changes a result.
 #pragma once
 #include <algorithm>
+#include <iterator>
 #include <queue>
 #include <systemc>
 #include <vector>
@@ -122,10 +123,15 @@ class Clock : public sc_core::sc_module {
       }
     }
     due.clear();
-    if (awake_.size() != before) {
-      const auto by_order = [](const Clocked* a, const Clocked* b) { return a->order_ < b->order_; };
+    if (awake_.size() != before) {  // merge the woken into the list, kept in order
+      const auto by_order = [](const Clocked* a, const Clocked* b) {
+        return a->order_ < b->order_;
+      };
       std::sort(awake_.begin() + before, awake_.end(), by_order);
-      std::inplace_merge(awake_.begin(), awake_.begin() + before, awake_.end(), by_order);
+      merged_.clear();
+      std::merge(awake_.begin(), awake_.begin() + before, awake_.begin() + before, awake_.end(),
+                 std::back_inserter(merged_), by_order);
+      awake_.swap(merged_);
     }
     tick_.notify();
     next_trigger(period_);
@@ -153,6 +159,7 @@ class Clock : public sc_core::sc_module {
   std::vector<std::vector<Clocked*>> ring_;
   std::priority_queue<Far> far_;
   std::vector<Clocked*> awake_;  // in evaluation order (Clocked::order_)
+  std::vector<Clocked*> merged_;  // scratch for run()'s merge (no allocation per cycle)
   uint32_t added_ = 0;
   Cycle now_ = 0;
   bool started_ = false;
