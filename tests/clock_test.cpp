@@ -62,25 +62,28 @@ std::vector<Cycle> cycles(Cycle a, Cycle b) {  // a..b inclusive
 TEST(Clock, UnitEvaluatesOnlyTheBookedCyclesInAddOrder) {
   Log log;
   Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
-  ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log);
-  // a: woken for 3, awake through 5. b: woken for 4 only. c: booked beyond the
-  // calendar's ring (1024 cycles) and for 2 and 4: the earliest booking wins, and after
-  // evaluating 2 and sleeping with sleep(4) it is back at 4.
+  ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log), e("e", clk, log);
+  // a: woken for 3, awake through 5; in 3 it asks b for 4. c: booked for 3000 (beyond
+  // the calendar's 1024-cycle ring) and then for 2, which supersedes it; after 2 it
+  // sleeps with sleep(4). So the calendar holds c before b for cycle 4, and the awake
+  // list must still run them in the order they were added. e: booked for 2000 only,
+  // through the far-future heap.
   a.wake_at(3);
   a.awake_until = 5;
-  b.wake_at(4);
+  a.asks = {{3, &b, 4}};
   c.wake_at(3000);
   c.wake_at(2);
   c.sleep_until = 4;
-  sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_NS));
+  e.wake_at(2000);
+  sc_core::sc_start(sc_core::sc_time(3010, sc_core::SC_NS));
   EXPECT_EQ(a.seen, cycles(3, 5));
   EXPECT_EQ(b.seen, std::vector<Cycle>{4});
   // c slept at 2 until 4; at 4 it sleeps again with sleep(4) not in the future: woken only
-  // by someone else. The booking for 3000 was superseded (pending_ moved to 2).
+  // by someone else. The superseded booking for 3000 must not wake it.
   EXPECT_EQ(c.seen, (std::vector<Cycle>{2, 4}));
+  EXPECT_EQ(e.seen, std::vector<Cycle>{2000});
   EXPECT_EQ(a.cycles_evaluated(), 3u);
-  // Cycle 4: all three, in the order they were added, whichever was woken first.
-  const std::vector<std::string> want{"2 c", "3 a", "4 a", "4 b", "4 c", "5 a"};
+  const std::vector<std::string> want{"2 c", "3 a", "4 a", "4 b", "4 c", "5 a", "2000 e"};
   EXPECT_EQ(log.lines, want);
 }
 
