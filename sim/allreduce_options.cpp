@@ -31,7 +31,8 @@ po::options_description collective_options() {
      "clamped to 4..64 KiB, so small collectives still pipeline")
     ("slices", po::value<std::string>()->default_value("auto"),
      "2-D family: the buffer cut into N slices run one after another, 1..64, so a "
-     "slice's fold overlaps the previous slice's rings (auto: 8 for ft2d with a hole, else 1)")
+     "slice's later phases (and ft2d's fold) overlap the next slice's rings (auto: 4, "
+     "for 2d, shrink and ft2d alike)")
     ("verify", po::value<std::string>()->default_value("auto"),
      "on | off | auto: flits carry data words and every chip's sum is checked "
      "(auto: on when all chips' words fit in 1 GiB)")

@@ -1149,13 +1149,9 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
   if (p.slices > kMaxSlices)
     throw ConfigError("allreduce slices: " + std::to_string(p.slices) + ", allowed 0 (auto) or 1.." +
                       std::to_string(kMaxSlices));
-  // Auto: ft2d slices when a hole makes leaves fold (a whole-buffer fold delays the full
-  // lines' rings by a whole segment reduce-scatter; docs/collectives.md, "Slices").
-  bool holes = false;
-  for (ChipId c = 0; c < (ChipId)t.chips() && !holes; ++c)
-    for (int q = 0; q < kNumNetPorts && !holes; ++q)
-      holes = f.chip_dead(c) || (t.neighbour(c, (Port)q) >= 0 && f.link_dead(c, (Port)q));
-  uint32_t slices = p.slices ? p.slices : p.algo == Algo::FT2D && holes ? kAutoFoldSlices : 1;
+  // Auto: one count for the whole family, holes or not (kAutoSlices), so 2d, shrink and
+  // ft2d run alike by default (docs/collectives.md, "Slices").
+  uint32_t slices = p.slices ? p.slices : kAutoSlices;
   // A slice has at least one word of every part.
   slices = std::max<uint32_t>(1, std::min<uint64_t>(slices, S / parts.size()));
   auto name = [&](const Part& pt, const char* what, bool first) {

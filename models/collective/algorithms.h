@@ -30,7 +30,12 @@ namespace fm::coll {
 
 
 constexpr uint32_t kMaxSlices = 64;
-constexpr uint32_t kAutoFoldSlices = 8;
+// --slices auto: the same count for every 2-D-family algorithm (2d, shrink, ft2d), holes
+// or not, so that their default runs compare like for like; 4 is within a few percent
+// of the best measured count for each of them on 16x32 and 32x32 meshes and tori from
+// 64 KiB to 2 MiB, where 1 leaves 2d and shrink up to 40 % slower than sliced
+// (docs/collectives.md, "Slices").
+constexpr uint32_t kAutoSlices = 4;
 
 struct AlgoParams {
   Algo algo = Algo::TwoD;
@@ -38,8 +43,8 @@ struct AlgoParams {
   uint32_t words = 0;        // buffer length in words (flits of data), >= 1
   uint32_t chunk_words = 0;  // pipelining granularity in words, >= 1
   // 2-D family: the range cut into this many slices, each run whole in turn, so one
-  // slice's fold overlaps the previous one's rings; 0 = auto (kAutoFoldSlices for ft2d
-  // with a hole, else 1). At most kMaxSlices.
+  // slice's fold and its second dimension overlap the next one's first rings; 0 = auto
+  // (kAutoSlices). At most kMaxSlices.
   uint32_t slices = 0;
 };
 
