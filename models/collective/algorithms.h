@@ -31,10 +31,10 @@ namespace fm::coll {
 
 constexpr uint32_t kMaxSlices = 64;
 // --slices auto: the same count for every 2-D-family algorithm (2d, shrink, ft2d), holes
-// or not, so that their default runs compare like for like; 4 is within a few percent
-// of the best measured count for each of them on 16x32 and 32x32 meshes and tori from
-// 64 KiB to 2 MiB, where 1 leaves 2d and shrink up to 40 % slower than sliced
-// (docs/collectives.md, "Slices").
+// or not, so that their default runs compare like for like. Of 23 measured rows (16x32
+// and 32x32 meshes and tori, 64 KiB to 2 MiB) 4 is within 4 % of the best count in most
+// and 25 % off at worst, where 1 is up to 39 % off and 8 up to 60 % (docs/collectives.md,
+// "Slices").
 constexpr uint32_t kAutoSlices = 4;
 
 struct AlgoParams {
