@@ -1,7 +1,7 @@
 # availability: written by faultmesh plot; run `gnuplot availability.gp` to redraw
 $d << EOD
-"32x32_mesh" 0.925493 0.00102124 0.955988 0.000508528 0.961383 0.000468372
-"32x32_torus" 0.925493 0.00102124 0.973142 0.000475496 0.974395 0.000462205
+"32x32_mesh" 0.925493 0.00102124 0.95181 0.000518169 0.96839 0.000441993
+"32x32_torus" 0.925493 0.00102124 0.960361 0.00053345 0.965912 0.000465237
 EOD
 set title 'Goodput of a 28-day job, 1024 chips, board MTBF 8760 h (95 % CI)'
 set ylabel 'goodput'

@@ -1,12 +1,12 @@
 # slowdown_16x32_mesh: written by faultmesh plot; run `gnuplot slowdown_16x32_mesh.gp` to redraw
 $d << EOD
-"faultfree" 1.00000 1.00000 1.24189
-"board_centre" 0.94461 1.00249 1.23219
-"board_edge" 0.97919 0.99875 1.23219
-"board_corner" 0.99998 0.99875 1.23219
-"two_boards" 0.99129 1.01050 1.22247
-"one_link" 0.99640 1.00792 1.24189
-"board_mid" 1.56238 1.61151 1.96330
+"faultfree" 1.00000 1.00000 1.23668
+"board_centre" 0.90571 0.94662 1.22702
+"board_edge" 0.94134 1.00455 1.22702
+"board_corner" 0.92417 1.00455 1.22702
+"two_boards" 0.95580 0.92459 1.21735
+"one_link" 0.92410 0.97111 1.23668
+"board_mid" 1.51261 1.55796 1.95506
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 16x32 mesh'
 set ylabel 'slowdown (x)'

@@ -1,12 +1,12 @@
 # slowdown_16x32_torus: written by faultmesh plot; run `gnuplot slowdown_16x32_torus.gp` to redraw
 $d << EOD
-"faultfree" 1.00000 1.00000 1.09162
-"board_centre" 1.23526 1.01901 1.09397
-"board_edge" 1.23526 1.01901 1.09450
-"board_corner" 1.23686 1.01901 1.09450
-"two_boards" 2.08913 2.24273 2.01734
-"one_link" 1.73777 2.87024 1.09162
-"board_mid" 1.99537 1.77911 1.88562
+"faultfree" 1.00000 1.00000 0.89099
+"board_centre" 1.06136 0.83356 0.89290
+"board_edge" 1.06136 0.83356 0.89333
+"board_corner" 1.06743 0.83356 0.89333
+"two_boards" 1.50521 1.72894 1.64656
+"one_link" 1.25041 3.18295 0.89099
+"board_mid" 1.77604 1.54824 1.53905
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 16x32 torus'
 set ylabel 'slowdown (x)'

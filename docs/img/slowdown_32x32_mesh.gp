@@ -1,12 +1,12 @@
 # slowdown_32x32_mesh: written by faultmesh plot; run `gnuplot slowdown_32x32_mesh.gp` to redraw
 $d << EOD
-"faultfree" 1.00000 1.00000 1.24877
-"board_centre" 1.30839 1.00051 1.24395
-"board_edge" 1.24129 0.99908 1.24395
-"board_corner" 1.32586 1.03263 1.24395
-"two_boards" 1.40599 1.14615 1.23907
-"one_link" 1.28207 1.13997 1.24877
-"board_mid" 2.02506 1.65701 2.00869
+"faultfree" 1.00000 1.00000 1.12387
+"board_centre" 1.46874 0.99293 1.11953
+"board_edge" 1.16871 1.10897 1.11953
+"board_corner" 1.48195 1.23685 1.11953
+"two_boards" 1.35149 1.15406 1.11514
+"one_link" 1.18843 1.16170 1.12387
+"board_mid" 2.09368 1.61807 1.80779
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 32x32 mesh'
 set ylabel 'slowdown (x)'

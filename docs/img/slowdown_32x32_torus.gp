@@ -1,12 +1,12 @@
 # slowdown_32x32_torus: written by faultmesh plot; run `gnuplot slowdown_32x32_torus.gp` to redraw
 $d << EOD
-"faultfree" 1.00000 1.00000 0.65007
-"board_centre" 0.69805 1.03154 1.24522
-"board_edge" 0.69805 1.03154 1.23545
-"board_corner" 0.67819 1.03154 1.23545
-"two_boards" 1.33098 1.50832 1.24725
-"one_link" 1.09879 2.87079 0.65007
-"board_mid" 1.40803 1.74152 1.77516
+"faultfree" 1.00000 1.00000 0.71686
+"board_centre" 1.20670 1.00847 1.37316
+"board_edge" 1.20670 1.00847 1.36238
+"board_corner" 1.19019 1.00847 1.36238
+"two_boards" 1.79728 2.17347 1.37540
+"one_link" 1.38495 5.09477 0.71686
+"board_mid" 1.94399 1.74576 1.95754
 EOD
 set title 'Allreduce time vs fault-free ft2d, BERT-large fp32 (fit), 32x32 torus'
 set ylabel 'slowdown (x)'
