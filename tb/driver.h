@@ -44,6 +44,11 @@ class Driver {
     return true;
   }
   Cycle done() const { return done_; }
+  // timed(): the last cycle up to which some unit outside the network has work under
+  // way that needs no flit to move (a chip's HBM serving a restore or a backlog, the
+  // host's compute phase). The watchdog counts no-progress cycles only after it: a
+  // wait on a timer is not a stall, and the timer always runs out.
+  void set_timed_work(std::function<Cycle()> timed) { timed_ = std::move(timed); }
 
   // Guards: invariant violations and the no-progress watchdog. Returns false to stop.
   bool check() {
@@ -58,7 +63,8 @@ class Driver {
     const uint64_t moved = c.flits_switched + c.flits_injected + c.flits_ejected;
     const bool waiting = c.buffered_flits || c.queued_packets ||
                          c.flits_injected != c.flits_ejected || (busy_ && busy_());
-    if (moved != last_moved_ || !waiting) {
+    const bool timer_running = timed_ && timed_() > done_;
+    if (moved != last_moved_ || !waiting || timer_running) {
       last_moved_ = moved;
       last_move_cycle_ = done_;
     } else if (done_ - last_move_cycle_ >= watchdog_) {
@@ -88,6 +94,7 @@ class Driver {
   std::function<void(const NetCounters&, Cycle, double)> progress_;
   std::function<bool()> busy_;
   std::function<std::string()> violation_;
+  std::function<Cycle()> timed_;
   std::string* stop_reason_;
   std::string* message_;
   Clk::time_point start_;

@@ -33,6 +33,11 @@ class Hbm : public sc_core::sc_module {
       double bytes_per_cycle, sc_core::sc_time period, bool store);
 
   uint64_t bytes_moved() const { return moved_; }
+  // The (fractional) cycle at which the last request issued completes: until then the
+  // memory is working for the chip although no flit may move (a restore of the whole
+  // buffer, a backlog of reads and writes), which the no-progress watchdog must not take
+  // for a stall.
+  double busy_until() const { return busy_until_; }
   // Direct view of the words (tests, result checks): word i covers block i.
   const std::vector<uint64_t>& words() const { return words_; }
   std::vector<uint64_t>& words() { return words_; }
