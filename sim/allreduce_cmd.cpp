@@ -40,8 +40,8 @@ std::string allreduce_summary(const AllreduceResult& r) {
     << ", dead link " << r.drops.dead_link << ", dead destination " << r.drops.dead_destination
     << ", flushed " << r.drops.flushed << ", aborted " << r.discarded_abort << "): "
     << (r.conservation_ok ? "conserved"
-        : r.stop_reason == "accounting" ? "NOT conserved"
-                                        : "run stopped, flits left in the network")
+        : "NOT conserved")
+    << (r.flits_in_network ? " (" + std::to_string(r.flits_in_network) + " still in the network at the stop)" : "")
     << "\n";
   for (const TimelineEvent& e : r.timeline) s << "timeline        cycle " << e.cycle << ": " << e.what << "\n";
   for (const std::string& f : r.untriggered)

@@ -66,6 +66,7 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   bool finished() const { return finished_; }
   const std::string& error() const { return error_; }
   sc_core::sc_time started_at() const { return started_; }
+  sc_core::sc_time gave_up_at() const { return gave_up_at_; }
   std::shared_ptr<CollectiveRun> current() const { return run_; }
   const FaultSet& faults() const { return *faults_; }
 
@@ -126,7 +127,15 @@ class Host : public sc_core::sc_module, public RecoveryHost {
     aborted_ = false;
     launch();
   }
+  bool collective_started() const override { return launched_; }
+  void hold_start(bool on) override { held_ = on; }
+  void set_faults(std::shared_ptr<const FaultSet> f) override {
+    faults_ = std::move(f);
+    lib_.set_faults(faults_);
+    rerouted_ = true;
+  }
   void give_up(const std::string& why) override {
+    gave_up_at_ = sc_core::sc_time_stamp();
     error_ = why;
     finished_ = true;
   }
@@ -181,11 +190,25 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   }
   void run() {
     if (compute_ > sc_core::SC_ZERO_TIME) wait(compute_);
-    started_ = sc_core::sc_time_stamp();
-    d_ = descriptor_of(cfg_, *faults_);
-    run_ = lib_.get(d_);
-    launch();
     const sc_core::sc_time poll = net_.clock().period() * 16.0;
+    // A failure detected during the compute phase: the start waits for the new tables
+    // and then uses the live set (FaultController::recover).
+    while (held_ && !finished_) wait(net_.clock().period());
+    if (finished_) return;  // the failure partitioned the machine
+    started_ = sc_core::sc_time_stamp();
+    launched_ = true;
+    // On a machine that lost chips before the start, the collective is the one a restart
+    // would run (--restart-algo): the configured one may need every chip (2d).
+    Config c = cfg_;
+    if (rerouted_) c.coll.algo = cfg_.recovery.restart_algo;
+    d_ = descriptor_of(c, *faults_);
+    try {
+      run_ = lib_.get(d_);
+    } catch (const ConfigError& e) {
+      give_up(std::string("the algorithm refuses the live set: ") + e.what());
+      return;
+    }
+    launch();
     while (!finished_) {
       if (!aborted_ && all_done()) finished_ = true;
       else wait(poll);
@@ -196,12 +219,12 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   std::vector<Chip*> chips_;
   CollectiveLibrary& lib_;
   Network& net_;
-  sc_core::sc_time compute_, started_;
+  sc_core::sc_time compute_, started_, gave_up_at_;
   std::shared_ptr<const FaultSet> faults_;
   std::shared_ptr<CollectiveRun> run_;
   Descriptor d_;
   std::vector<int> sock_of_;  // chip id -> socket index (-1: dead before the run)
-  bool finished_ = false, aborted_ = false;
+  bool finished_ = false, aborted_ = false, launched_ = false, held_ = false, rerouted_ = false;
   std::string error_;
 };
 
@@ -332,6 +355,17 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   Driver drv(*net, cfg.run.watchdog, opt.progress ? std::function<void(const NetCounters&, Cycle, double)>(progress) : nullptr,
              &r.stop_reason, &r.message, [&] { return !host.finished() || (ctl && !ctl->settled()); },
              engine_violation);
+  // Waits on a timer are not stalls: the compute phase, a chip's HBM at work (restoring
+  // its buffer after an abort takes a read and a write of the whole gradient: 10,923
+  // cycles at 3 MiB, past the default watchdog), the controller's detection latency and
+  // table writes.
+  drv.set_timed_work([&]() -> Cycle {
+    Cycle t = host.collective_started() ? 0 : compute_cycles;
+    for (const auto& ch : chips)
+      if (ch) t = std::max(t, (Cycle)std::ceil(ch->hbm().busy_until()));
+    if (ctl) t = std::max(t, ctl->timer_until());
+    return t;
+  });
   // Link utilization over time: every `window` cycles, the mean over the live links.
   const Cycle window = cfg.run.util_window;
   uint64_t sent_before = 0;
@@ -392,25 +426,38 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   }
   for (const auto& ch : chips)
     if (ch) r.discarded_abort += ch->engine().discarded_flits();
-  // Conservation: every injected flit was ejected or dropped for a counted reason.
+  // Conservation: every injected flit was ejected, dropped for a counted reason, or (in
+  // a run stopped early) is still in a router buffer or on a link.
   r.flits_delivered = r.totals.flits_ejected - r.discarded_abort;
-  r.conservation_ok = r.totals.flits_injected == r.totals.flits_ejected + r.drops.total();
-  if (!ok) return r;
-  if (!host.error().empty()) {
-    r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().what == "partitioned"
-                        ? "partitioned" : "refused";
-    r.message = host.error();
-    return r;
-  }
+  r.flits_in_network = r.totals.buffered_flits + net->flits_in_flight();
+  r.conservation_ok =
+      r.totals.flits_injected == r.totals.flits_ejected + r.drops.total() + r.flits_in_network;
+  // What the run had reached, also when it stops early: the live set the host knows, the
+  // collective it ran last, the cycles from its first START to the stop.
   const FaultSet& fin = host.faults();
   const std::shared_ptr<CollectiveRun> run = host.current();
-  const coll::Schedule& sched = run->schedule();
   r.live_chips = fin.live_chips();
-  r.participants = sched.participants();
-  r.words = sched.words;
-  r.transfers = sched.xfers.size();
+  if (ctl && (!ok || !host.error().empty())) r.live_chips = ctl->detected_faults()->live_chips();
+  if (run) {
+    r.participants = run->schedule().participants();
+    r.words = run->schedule().words;
+    r.transfers = run->schedule().xfers.size();
+  }
+  r.start_cycle = host.collective_started() ? (Cycle)std::llround(host.started_at() / period) : 0;
+  if (!ok || !host.error().empty()) {
+    if (ok) {
+      r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().what == "partitioned"
+                          ? "partitioned" : "refused";
+      r.message = host.error();
+    }
+    r.end_cycle = ok ? (Cycle)std::llround(host.gave_up_at() / period) : drv.done();
+    r.cycles = host.collective_started() ? r.end_cycle - r.start_cycle : 0;
+    r.time_us = r.cycles * cfg.net.cycle_ns() / 1000.0;
+    if (ctl) r.timeline.push_back({r.end_cycle, "stopped: " + r.stop_reason});
+    return r;
+  }
+  const coll::Schedule& sched = run->schedule();
   // Timing: from the first START writes to the last chip's completion of the final run.
-  r.start_cycle = (Cycle)std::llround(host.started_at() / period);
   for (int c = 0; c < n; ++c)
     if (chips[c] && !fin.chip_dead(c)) r.end_cycle = std::max(r.end_cycle, chips[c]->engine().done_cycle());
   r.cycles = r.end_cycle - r.start_cycle;
@@ -474,7 +521,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     r.hbm_bytes += ch->hbm().bytes_moved();
     r.words_reduced += ch->engine().words_reduced();
   }
-  if (!r.conservation_ok || (timed.empty() && r.totals.flits_ejected != first_flits)) {
+  if (!r.conservation_ok || r.flits_in_network || (timed.empty() && r.totals.flits_ejected != first_flits)) {
     r.stop_reason = "accounting";
     r.message = "flits injected " + std::to_string(r.totals.flits_injected) + " != ejected " +
                 std::to_string(r.totals.flits_ejected) + " + dropped " + std::to_string(r.drops.total()) +
@@ -580,6 +627,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
                         {"flushed", r.drops.flushed},
                         {"abort", r.discarded_abort},
                         {"total", r.drops.total() + r.discarded_abort}};
+  j["flits_in_network"] = r.flits_in_network;  // left in buffers and on links at a stop
   j["conservation_ok"] = r.conservation_ok;
   j["restarts"] = r.restarts;
   nlohmann::ordered_json tl = nlohmann::ordered_json::array();

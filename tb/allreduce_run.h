@@ -56,7 +56,8 @@ struct AllreduceResult {
   Drops drops;                   // lost in the network, by reason
   uint64_t discarded_abort = 0;  // ejected but belonging to an aborted run
   uint64_t flits_delivered = 0;  // ejected and used
-  bool conservation_ok = false;  // injected == ejected + dropped in the network
+  uint64_t flits_in_network = 0; // still buffered or on a link at the end (0 unless stopped)
+  bool conservation_ok = false;  // injected == ejected + dropped + still in the network
   int restarts = 0;
   std::vector<std::pair<Cycle, double>> util_series;  // (window end, mean link utilization)
 };

@@ -13,13 +13,15 @@ namespace fm {
 FaultController::FaultController(sc_core::sc_module_name name, const Config& cfg, Network& net,
                                  RecoveryHost& host)
     : sc_module(name), csr("csr", net.chips()), cfg_(cfg), net_(net), host_(host),
-      faults_(std::make_shared<FaultSet>(cfg.net)), dead_(net.chips(), 0) {
+      faults_(std::make_shared<FaultSet>(cfg.net)), detected_faults_(faults_),
+      dead_(net.chips(), 0) {
   for (int c = 0; c < net.chips(); ++c) {
     csr[c].bind(net.router(c).csr);
     dead_[c] = faults_->chip_dead(c);
   }
   net_.set_dead_chips(&dead_);
   SC_THREAD(killer);
+  SC_THREAD(detector);
   SC_THREAD(recover);
 }
 
@@ -86,9 +88,7 @@ void FaultController::killer() {
 
 void FaultController::apply(size_t i) {
   applied_.push_back(i);
-  NetworkConfig nc = cfg_.net;
-  nc.faults = with_timed(cfg_.net.faults, applied_);
-  auto f = std::make_shared<FaultSet>(nc);
+  auto f = std::make_shared<FaultSet>(config_upto(applied_.size()));
   for (int c = 0; c < net_.chips(); ++c) {
     if (f->chip_dead(c) && !dead_[c]) {
       dead_[c] = 1;
@@ -99,6 +99,7 @@ void FaultController::apply(size_t i) {
     for (int p = 0; p < kNumNetPorts; ++p)
       if (f->link_dead(c, (Port)p)) net_.fail_link(c, (Port)p);
   faults_ = f;
+  fault_cycle_.push_back(now());
   log("fault: " + to_string(cfg_.net.faults.timed[i]));
 }
 
@@ -151,36 +152,109 @@ void FaultController::program_tables(const std::vector<RouteTable>& tables) {
     writes = net_.chips();
   }
   // Routers are written in parallel, one entry per `write_cycles`.
-  wait(net_.clock().period() * (double)(writes * cfg_.recovery.write_cycles));
+  const Cycle span = (Cycle)writes * cfg_.recovery.write_cycles;
+  writes_until_ = now() + span;
+  wait(net_.clock().period() * (double)span);
 }
 
-void FaultController::recover() {
+NetworkConfig FaultController::config_upto(size_t upto) const {
+  NetworkConfig nc = cfg_.net;
+  nc.faults = with_timed(cfg_.net.faults,
+                         std::vector<size_t>(applied_.begin(), applied_.begin() + (long)upto));
+  return nc;
+}
+
+Cycle FaultController::timer_until() const {
+  const Cycle detect = detected_ < applied_.size() ? fault_cycle_.back() + cfg_.recovery.detect : 0;
+  return std::max(detect, writes_until_);
+}
+
+// Detection: each failure becomes known exactly `detect` cycles after it happened, in
+// the order they happened, whatever the recovery is doing at the time.
+void FaultController::detector() {
   const sc_core::sc_time period = net_.clock().period();
   for (;;) {
-    wait(killed_);
+    if (detected_ == applied_.size()) {
+      wait(killed_);
+      continue;
+    }
+    const Cycle due = fault_cycle_[detected_] + cfg_.recovery.detect;
+    if (due > now()) {
+      wait(period * (double)(due - now()));
+      continue;
+    }
+    std::string which;
+    while (detected_ < applied_.size() && fault_cycle_[detected_] + cfg_.recovery.detect <= now()) {
+      which += (which.empty() ? "" : "; ") + to_string(cfg_.net.faults.timed[applied_[detected_]]);
+      ++detected_;
+    }
+    detected_faults_ = std::make_shared<FaultSet>(config_upto(detected_));
+    std::string dead = detected_faults_->describe();
+    while (!dead.empty() && dead.back() == ' ') dead.pop_back();
+    log("detected: " + which + (dead.empty() ? "" : "; dead chips " + dead));
+    detected_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+// Rebuilds, checks and writes the route tables for the detected fault set `f`; false
+// (after give_up) when no checked route set exists.
+bool FaultController::reroute(const std::shared_ptr<const FaultSet>& f, size_t upto) {
+  const NetworkConfig nc = config_upto(upto);
+  RouteSet rs;
+  try {
+    rs = build_routes(nc, *f);
+  } catch (const ConfigError& e) {
+    stop(std::string("no route set for the live chips: ") + e.what());
+    return false;
+  }
+  const RouteCheck chk = check_routes(*f, rs.tables, nc.vcs);
+  if (!chk.ok()) {
+    stop("route set '" + rs.scheme + "' failed the checker: " + chk.problem);
+    return false;
+  }
+  program_tables(rs.tables);
+  log("reconfigured: " + rs.scheme + " tables checked (connected, deadlock-free) and written to " +
+      std::to_string(f->live_chips()) + " routers");
+  return true;
+}
+
+void FaultController::stop(const std::string& why) {
+  handled_ = (int)applied_.size();
+  recovering_ = false;
+  host_.give_up(why);
+}
+
+// Recovery acts only on what has been detected (detector()). A round starts at a
+// detection and works with the fault set known then; a failure detected while a round
+// is under way (drain, table writes) joins it before the restart, one detected later
+// gets a round of its own (the restarted collective may have to be aborted again).
+void FaultController::recover() {
+  for (;;) {
+    while ((size_t)handled_ == detected_) wait(detected_ev_);
     recovering_ = true;
-    bool aborted = false;
+    bool aborted = false;  // the running collective was aborted in this round
     uint64_t drops_seen = 0;
-    for (;;) {
-      const size_t upto = applied_.size();
-      // Detection: the neighbours report `detect` cycles after the failure.
-      const Cycle fault_at = timeline_.empty() ? now() : [&] {
-        Cycle t = 0;
-        for (const TimelineEvent& e : timeline_) if (e.what.rfind("fault:", 0) == 0) t = e.cycle;
-        return t;
-      }();
-      const Cycle due = fault_at + cfg_.recovery.detect;
-      if (due > now()) wait(period * (double)(due - now()));
-      if (applied_.size() != upto) continue;  // another failure while waiting: detect it too
-      log("detected: " + faults_->describe());
-      std::shared_ptr<const FaultSet> f = faults_;
+    while ((size_t)handled_ < detected_) {
+      const size_t upto = detected_;
+      const std::shared_ptr<const FaultSet> f = detected_faults_;
       const std::string cut = f->connectivity();
       if (!cut.empty()) {
         log("partitioned");
-        handled_ = (int)applied_.size();
-        recovering_ = false;
-        host_.give_up("the failures partition the machine: " + cut);
+        stop("the failures partition the machine: " + cut);
         return;
+      }
+      if (!host_.collective_started()) {
+        // Before the collective starts (during the compute phase): the host holds the
+        // start until the tables avoid the failure, then starts on the live set.
+        host_.hold_start(true);
+        drain_and_flush();
+        if (!reroute(f, upto)) return;
+        host_.set_faults(f);
+        host_.hold_start(false);
+        log("no restart: the collective has not started; it will start on " +
+            std::to_string(f->live_chips()) + " live chips");
+        handled_ = (int)upto;
+        continue;
       }
       const uint64_t lost = drops().total();
       const bool touched = aborted || (host_.collective_running() &&
@@ -191,7 +265,6 @@ void FaultController::recover() {
                 ? "no restart: no participant died, no flit was lost, no route in use crosses the failure"
                 : "no restart: no collective running");
         handled_ = (int)upto;
-        if (applied_.size() == upto) break;
         continue;
       }
       if (!aborted) {
@@ -200,34 +273,15 @@ void FaultController::recover() {
         aborted = true;
       }
       drain_and_flush();
-      NetworkConfig nc = cfg_.net;
-      nc.faults = with_timed(cfg_.net.faults, applied_);
-      RouteSet rs;
-      try {
-        rs = build_routes(nc, *f);
-      } catch (const ConfigError& e) {
-        handled_ = (int)applied_.size();
-        recovering_ = false;
-        host_.give_up(std::string("no route set for the live chips: ") + e.what());
-        return;
-      }
-      const RouteCheck chk = check_routes(*f, rs.tables, nc.vcs);
-      if (!chk.ok()) {
-        handled_ = (int)applied_.size();
-        recovering_ = false;
-        host_.give_up("route set '" + rs.scheme + "' failed the checker: " + chk.problem);
-        return;
-      }
-      program_tables(rs.tables);
-      log("reconfigured: " + rs.scheme + " tables checked (connected, deadlock-free) and written to " +
-          std::to_string(f->live_chips()) + " routers");
-      if (applied_.size() != upto) continue;  // failed during reconfiguration: once more
+      if (!reroute(f, upto)) return;
+      if (detected_ != upto) continue;  // detected during this round: include it first
       handled_ = (int)upto;
       ++restarts_;
       log(std::string("restart: ") + coll::to_string(cfg_.recovery.restart_algo) + " on " +
           std::to_string(f->live_chips()) + " live chips");
       host_.restart(f);
-      break;
+      aborted = false;
+      drops_seen = drops().total();
     }
     recovering_ = false;
   }

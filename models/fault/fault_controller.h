@@ -1,10 +1,10 @@
 // The fault controller: executes a schedule of failures during a run (--fail-at) and
 // recovers from each (docs/faults.md):
 //   1. fault: at its cycle (or when the collective reaches a share of its data or starts a
-//      phase) the chip,
-//      board or link dies: routers stop, links go dark, the flits they hold are lost and
-//      counted; neighbours' credits toward the dead part are frozen.
-//   2. detection: `detect` cycles later (missing heartbeats/credits) the controller knows.
+//      phase) the chip, board or link dies: routers stop, links go dark, the flits they
+//      hold are lost and counted; neighbours' credits toward the dead part are frozen.
+//   2. detection: exactly `detect` cycles after each failure (missing heartbeats/credits)
+//      the controller knows of it; it acts only on what it has detected.
 //   3. if the running collective is touched (a participant died, a flit was lost, or one
 //      of its transfers is routed over a dead link) it asks the host to abort it on every
 //      live chip, waits for the network to drain (flits heading into dead links are
@@ -12,10 +12,12 @@
 //      and checks new route tables for the live graph (the routing scheme and the
 //      deadlock checker of models/routing/), writes them into every live router through
 //      its TLM-2.0 route-table window, and hands the new fault set to the host, which
-//      restarts the collective on the live chips. A failure during reconfiguration makes
-//      the controller run another round before the restart.
+//      restarts the collective on the live chips. A failure detected during the round
+//      makes the controller run another pass before the restart; one detected after the
+//      restart gets a round of its own.
 //   4. if nothing running is touched, no restart: the tables stay (no route in use
-//      crosses the dead part) and the collective goes on.
+//      crosses the dead part) and the collective goes on. Before the collective has
+//      started (compute phase) the tables are rebuilt and the host starts on the live set.
 // Every step is timestamped in timeline(); every lost flit is counted by reason.
 #pragma once
 #include <memory>
@@ -47,6 +49,12 @@ class RecoveryHost {
   virtual void abort_all() = 0;
   // Restart the collective on the live chips of `f` (routes are reprogrammed).
   virtual void restart(std::shared_ptr<const FaultSet> f) = 0;
+  // Whether the collective has been started (false during the compute phase before it).
+  virtual bool collective_started() const = 0;
+  // Before the start: hold it (on) while the tables are rebuilt, and let it go (off).
+  virtual void hold_start(bool on) = 0;
+  // Before the start: the collective is to start on the live chips of `f`.
+  virtual void set_faults(std::shared_ptr<const FaultSet> f) = 0;
   // Recovery is impossible (the failure partitioned the machine): stop with `why`.
   virtual void give_up(const std::string& why) = 0;
 };
@@ -78,6 +86,8 @@ class FaultController : public sc_core::sc_module {
   Drops drops() const;
   // The fault set now (initial faults plus every failure so far).
   std::shared_ptr<const FaultSet> faults() const { return faults_; }
+  // What the controller knows: the initial faults and the failures detected so far.
+  std::shared_ptr<const FaultSet> detected_faults() const { return detected_faults_; }
   int restarts() const { return restarts_; }
   // Failures applied and recoveries finished (a run is settled when they are equal).
   int applied() const { return (int)applied_.size(); }
@@ -85,12 +95,21 @@ class FaultController : public sc_core::sc_module {
   // trigger that never came, e.g. a cycle after the end, is not among them).
   const std::vector<size_t>& applied_indices() const { return applied_; }
   bool settled() const { return handled_ == (int)applied_.size() && !recovering_; }
+  // The last cycle of the controller's timed steps under way (detections still to come,
+  // route tables being written), 0 when there are none: the watchdog's timer
+  // (tb/driver.h).
+  Cycle timer_until() const;
 
  private:
   void killer();   // applies the failures at their triggers
-  void recover();  // runs recovery rounds
+  void detector();  // detects each failure `detect` cycles after it happened
+  void recover();   // runs recovery rounds on what has been detected
   void apply(size_t i);
   bool drain_and_flush();
+  // The network configuration with the initial faults and the first `upto` failures.
+  NetworkConfig config_upto(size_t upto) const;
+  bool reroute(const std::shared_ptr<const FaultSet>& f, size_t upto);
+  void stop(const std::string& why);
   void program_tables(const std::vector<RouteTable>& tables);
   Cycle now() const;
   void log(const std::string& what);
@@ -99,7 +118,10 @@ class FaultController : public sc_core::sc_module {
   Network& net_;
   RecoveryHost& host_;
   std::shared_ptr<const FaultSet> faults_;
+  std::shared_ptr<const FaultSet> detected_faults_;
   std::vector<size_t> applied_;  // indices into cfg.net.faults.timed, in order applied
+  std::vector<Cycle> fault_cycle_;  // cycle each applied failure happened
+  size_t detected_ = 0;          // applied failures detected so far (a prefix of applied_)
   int handled_ = 0;              // failures whose recovery is done
   bool recovering_ = false;
   int restarts_ = 0;
@@ -107,6 +129,8 @@ class FaultController : public sc_core::sc_module {
   sc_core::sc_event killed_;
   std::vector<TimelineEvent> timeline_;
   uint64_t dead_router_ = 0, flushed_ = 0;
+  Cycle writes_until_ = 0;       // the route-table writes under way end here
+  sc_core::sc_event detected_ev_;
 };
 
 }  // namespace fm
