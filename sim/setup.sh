@@ -12,8 +12,10 @@ cd "$(dirname "$0")/.."
 # no package writes); the system munge service may start, which the test does not use
 # (it runs its own munged with its own key and socket, and its own ports).
 # zlib1g-dev: the FST waveform writer (Verilator's gtkwave/fstapi.c) needs zlib.
+# gtkwave: the viewer the waveform save files are for, and its fst2vcd, with which a
+# test reads our FST files back.
 PKGS=(build-essential cmake pkg-config libsystemc-dev verilator libgtest-dev
-      libboost-program-options-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox
+      libboost-program-options-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox gtkwave
       munge slurmctld slurmd slurm-client)
 source sim/install_packages.sh
 install_packages setup "${PKGS[@]}"
