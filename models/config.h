@@ -134,6 +134,7 @@ struct CollectiveConfig {
   DType dtype = DType::Fp32;
   uint64_t chunk_bytes = 64 << 10; // pipelining granularity of every schedule
   uint32_t slices = 0;             // 2-D family: slices run in turn (0: auto, docs/collectives.md)
+  coll::Line line = coll::Line::Ring;  // 2-D family: ring or chain lines (docs/collectives.md)
   // Auto: verify when the data words of all chips fit in 1 GiB.
   Verify verify = Verify::Auto;
 };

@@ -29,6 +29,10 @@ po::options_description collective_options() {
     ("chunk", po::value<std::string>()->default_value("auto"),
      "pipelining chunk of every schedule (a multiple of --flit-bytes); auto: bytes/256 "
      "clamped to 4..64 KiB, so small collectives still pipeline")
+    ("line", po::value<std::string>()->default_value(coll::to_string(d.coll.line)),
+     "2-D family lines: ring (natural ring where it closes, else alternate-node) | chain "
+     "(reduce toward each owner from both ends, copy back: S per link direction) | auto "
+     "(ring where it closes, chain where not)")
     ("slices", po::value<std::string>()->default_value("auto"),
      "2-D family: the buffer cut into N slices run one after another, 1..64, so a "
      "slice's later phases (and ft2d's fold) overlap the next slice's rings (auto: 4, "
@@ -75,6 +79,8 @@ void collective_from(const po::variables_map& vm, Config* c) {
     throw UsageError("--algo " + str("algo") + ": allowed " + coll::kAlgoNames);
   if (!coll::parse_order(str("order"), &k.order))
     throw UsageError("--order " + str("order") + ": allowed xy | yx | both");
+  if (!coll::parse_line(str("line"), &k.line))
+    throw UsageError("--line " + str("line") + ": allowed ring | chain | auto");
   if (!parse_bytes(str("bytes"), &k.bytes))
     throw UsageError("--bytes " + str("bytes") + ": expected a positive whole number of bytes, e.g. 64MiB, 100MB, 4096");
   if (str("dtype") == "fp32") k.dtype = DType::Fp32;

@@ -34,6 +34,7 @@ Descriptor descriptor_of(const Config& c, const FaultSet& f) {
   d.size = c.coll.bytes;
   d.chunk = (uint32_t)c.coll.chunk_bytes;
   d.slices = c.coll.slices;
+  d.line = (uint32_t)c.coll.line;
   d.participants.assign(((size_t)c.net.chips() + 31) / 32, 0);
   for (int i = 0; i < c.net.chips(); ++i)
     if (!f.chip_dead(i)) d.participants[i / 32] |= 1u << (i % 32);
@@ -173,7 +174,8 @@ class Host : public sc_core::sc_module, public RecoveryHost {
                 write(c, regs::kAlgo, d_.algo) && write(c, regs::kOrder, d_.order) &&
                 write(c, regs::kBufLo, (uint32_t)d_.buf) && write(c, regs::kBufHi, (uint32_t)(d_.buf >> 32)) &&
                 write(c, regs::kSizeLo, (uint32_t)d_.size) && write(c, regs::kSizeHi, (uint32_t)(d_.size >> 32)) &&
-                write(c, regs::kChunk, d_.chunk) && write(c, regs::kSlices, d_.slices);
+                write(c, regs::kChunk, d_.chunk) && write(c, regs::kSlices, d_.slices) &&
+                write(c, regs::kLine, d_.line);
       for (size_t w = 0; ok && w < d_.participants.size(); ++w)
         ok = write(c, regs::kPartBase + 4 * w, d_.participants[w]);
       if (!ok || !write(c, regs::kCtrl, 1)) {
@@ -565,6 +567,7 @@ nlohmann::ordered_json allreduce_config_json(const Config& c) {
   j["dtype"] = c.coll.dtype == DType::Bf16 ? "bf16" : "fp32";
   j["chunk"] = c.coll.chunk_bytes;
   j["slices"] = c.coll.slices ? nlohmann::ordered_json(c.coll.slices) : nlohmann::ordered_json("auto");
+  j["line"] = coll::to_string(c.coll.line);
   j["verify"] = c.coll.verify == Verify::Auto ? "auto" : c.coll.verify == Verify::On ? "on" : "off";
   j["packet-words"] = c.chip.packet_words;
   j["send-order"] = c.chip.send_order == ChipConfig::SendOrder::Fifo ? "fifo" : "schedule";

@@ -109,6 +109,7 @@ TEST(Chip, BadDescriptorsAreRefusedAndTheEngineDoesNotStart) {
       {"unknown algorithm", [](Poker& p) { p.write(regs::kAlgo, 42); }, false, regs::kBadAlgo},
       {"unknown op", [](Poker& p) { p.write(regs::kOp, 2); }, false, regs::kBadOp},
       {"65 slices", [](Poker& p) { p.write(regs::kSlices, 65); }, false, regs::kBadSlices},
+      {"unknown line scheme", [](Poker& p) { p.write(regs::kLine, 3); }, false, regs::kBadAlgo},
       {"beyond HBM", [](Poker& p) { p.write(regs::kBufHi, 0x10); }, false, regs::kOutOfRange},
       {"participant not alive", [](Poker&) {}, true, regs::kBadParticipants},
       {"live chip left out", [](Poker& p) { p.write(regs::kPartBase, 0x7fff); }, false, regs::kBadParticipants},

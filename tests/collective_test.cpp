@@ -43,7 +43,7 @@ NetworkConfig machine(int w, int h, bool torus) {
 std::string name(const NetworkConfig& n, const AlgoParams& p) {
   std::string s = std::to_string(n.width) + "x" + std::to_string(n.height) +
                   (n.torus() ? " torus" : " mesh") + " " + to_string(p.algo) + " " +
-                  to_string(p.order) + " words " + std::to_string(p.words) + " chunk " +
+                  to_string(p.order) + " line " + to_string(p.line) + " words " + std::to_string(p.words) + " chunk " +
                   std::to_string(p.chunk_words);
   for (const Coord& c : n.faults.chips) s += " chip " + std::to_string(c.x) + "," + std::to_string(c.y);
   for (const Coord& c : n.faults.boards) s += " board " + std::to_string(c.x) + "," + std::to_string(c.y);
@@ -168,12 +168,16 @@ TEST(CollectiveSums, EveryAlgorithmFaultFree) {
         for (Order o : {Order::XY, Order::YX, Order::Both}) {
           const bool two_d = a == Algo::TwoD || a == Algo::FT2D || a == Algo::Shrink;
           if (!two_d && o != Order::XY) continue;
-          AlgoParams p;
-          p.algo = a;
-          p.order = o;
-          p.words = 53;  // not divisible by any ring size here: uneven shards
-          p.chunk_words = 4;
-          check_sums(machine(sz[0], sz[1], torus), p);
+          for (Line l : {Line::Ring, Line::Chain, Line::Auto}) {
+            if (!two_d && l != Line::Ring) continue;
+            AlgoParams p;
+            p.algo = a;
+            p.order = o;
+            p.line = l;
+            p.words = 53;  // not divisible by any ring size here: uneven shards
+            p.chunk_words = 4;
+            check_sums(machine(sz[0], sz[1], torus), p);
+          }
         }
 }
 
@@ -195,17 +199,19 @@ TEST(CollectiveSums, EverySingleBoardHoleOn8x8) {
     for (int bx = 0; bx < 4; ++bx)
       for (int by = 0; by < 4; ++by)
         for (Algo a : {Algo::FT2D, Algo::Shrink, Algo::Snake})
-          for (Order o : {Order::XY, Order::YX, Order::Both}) {
-            if (a == Algo::Snake && o != Order::XY) continue;
-            NetworkConfig n = machine(8, 8, torus);
-            n.faults.boards = {Coord{bx, by}};
-            AlgoParams p;
-            p.algo = a;
-            p.order = o;
-            p.words = 97;
-            p.chunk_words = 5;
-            check_sums(n, p);
-          }
+          for (Order o : {Order::XY, Order::YX, Order::Both})
+            for (Line l : {Line::Ring, Line::Chain, Line::Auto}) {
+              if (a == Algo::Snake && (o != Order::XY || l != Line::Ring)) continue;
+              NetworkConfig n = machine(8, 8, torus);
+              n.faults.boards = {Coord{bx, by}};
+              AlgoParams p;
+              p.algo = a;
+              p.order = o;
+              p.line = l;
+              p.words = 97;
+              p.chunk_words = 5;
+              check_sums(n, p);
+            }
 }
 
 TEST(CollectiveSums, SlicedSchedulesSumExactly) {
@@ -305,12 +311,16 @@ TEST(CollectiveSums, OddMachinesChipHolesLinkFaultsAndTwoHoles) {
           if (!two_d && o != Order::XY) continue;
           const bool holes = !c.chips.empty() || !c.boards.empty();
           if (a == Algo::TwoD && holes) continue;
-          AlgoParams p;
-          p.algo = a;
-          p.order = o;
-          p.words = 61;
-          p.chunk_words = 3;
-          check_sums(n, p);
+          for (Line l : {Line::Ring, Line::Chain, Line::Auto}) {
+            if (!two_d && l != Line::Ring) continue;
+            AlgoParams p;
+            p.algo = a;
+            p.order = o;
+            p.line = l;
+            p.words = 61;
+            p.chunk_words = 3;
+            check_sums(n, p);
+          }
         }
     }
 }
@@ -420,6 +430,76 @@ TEST(CollectiveLoad, TwoDMatchesTheTwoDimensionalFormula) {
       EXPECT_EQ(max_on(m, t, {kEast, kWest}), k * S * (W - 1) / (W * H)) << W << "x" << H << torus;
     }
   }
+}
+
+TEST(CollectiveLoad, ChainLinesCarryTheRangeOncePerLinkDirection) {
+  // Chain lines (--line chain, and auto on a mesh): link (i, i+1) of a line of n chips
+  // carries the shards owned beyond it, (n-1-i) S/n, in the reduce-scatter and those
+  // owned before it, (i+1) S/n, in the all-gather: exactly S per direction, against
+  // 2 S (n-1)/n for the alternate-node ring. Fault-free W x H mesh, order xy, S a
+  // multiple of W H so every shard is whole: X links S, Y links S / W; every transfer
+  // one hop.
+  const int sizes[][2] = {{3, 3}, {4, 3}, {5, 7}, {8, 8}, {6, 4}, {16, 2}};
+  for (const auto& sz : sizes) {
+    const int W = sz[0], H = sz[1];
+    const uint32_t S = 4u * W * H * 5;
+    for (Line l : {Line::Chain, Line::Auto}) {
+      AlgoParams p;
+      p.algo = Algo::TwoD;
+      p.line = l;
+      p.words = S;
+      p.chunk_words = 11;
+      p.slices = 1;
+      const NetworkConfig n = machine(W, H, false);
+      const Topology2D t(n);
+      const ScheduleLoad m = load_of(n, p);
+      // Every link direction carries exactly the range, not just the busiest.
+      for (ChipId c = 0; c < (ChipId)t.chips(); ++c)
+        for (Port q : {kEast, kWest, kNorth, kSouth}) {
+          if (t.neighbour(c, q) < 0) continue;
+          const bool x = q == kEast || q == kWest;
+          EXPECT_EQ(m.link_words[c * 4 + q], x ? S : S / W) << W << "x" << H << " chip " << c << " port " << q;
+        }
+      EXPECT_EQ(m.max_hops, 1);
+      // Against the alternate-node ring: 2 (W-1)/W times the chain's X load.
+      p.line = Line::Ring;
+      EXPECT_EQ(load_of(n, p).max_link_words, 2ull * S * (W - 1) / W) << W << "x" << H;
+    }
+  }
+  // On a torus, auto keeps the closed rings (S (n-1)/n per direction, below the chain's
+  // S), chain forces chains.
+  const NetworkConfig n = machine(6, 4, true);
+  const Topology2D t(n);
+  const uint32_t S = 4u * 6 * 4 * 5;
+  AlgoParams p;
+  p.algo = Algo::TwoD;
+  p.words = S;
+  p.chunk_words = 11;
+  p.slices = 1;
+  p.line = Line::Auto;
+  EXPECT_EQ(max_on(load_of(n, p), t, {kEast, kWest}), S * 5 / 6);
+  p.line = Line::Chain;
+  EXPECT_EQ(max_on(load_of(n, p), t, {kEast, kWest}), S);
+}
+
+// A torus column that lost one link: with chain lines its phase-2 group runs along the
+// path that is left (one hop per transfer) instead of an alternate-node ring whose long
+// edges detour around the dead link.
+TEST(CollectiveLoad, TorusLineThatLostALinkBecomesAChain) {
+  NetworkConfig n = machine(6, 6, true);
+  n.faults.links = {LinkFault{{2, 2}, kNorth, true}};
+  AlgoParams p;
+  p.algo = Algo::FT2D;
+  p.words = 6 * 6 * 20;
+  p.chunk_words = 7;
+  p.slices = 1;
+  p.line = Line::Auto;
+  check_sums(n, p);
+  const ScheduleLoad chain = load_of(n, p);
+  p.line = Line::Ring;
+  const ScheduleLoad ring = load_of(n, p);
+  EXPECT_LT(chain.max_hops, ring.max_hops);
+  EXPECT_LE(chain.max_link_words, ring.max_link_words);
 }
 
 TEST(CollectiveLoad, HbmAndReduceWordsOfARing) {

@@ -26,8 +26,8 @@ const char* regs::error_name(uint32_t e) {
 }
 
 bool Descriptor::operator<(const Descriptor& o) const {
-  return std::tie(op, dtype, algo, order, buf, size, chunk, slices, participants) <
-         std::tie(o.op, o.dtype, o.algo, o.order, o.buf, o.size, o.chunk, o.slices, o.participants);
+  return std::tie(op, dtype, algo, order, buf, size, chunk, slices, line, participants) <
+         std::tie(o.op, o.dtype, o.algo, o.order, o.buf, o.size, o.chunk, o.slices, o.line, o.participants);
 }
 
 std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
@@ -40,6 +40,7 @@ std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
   p.words = (uint32_t)((d.size + fb - 1) / fb);
   p.chunk_words = (uint32_t)(d.chunk / fb);
   p.slices = d.slices;
+  p.line = (coll::Line)d.line;
   auto s = std::make_shared<const coll::Schedule>(coll::build_schedule(*faults_, p));
   auto run = std::make_shared<CollectiveRun>(s, cfg_.net.chips(), cfg_.chip.packet_words,
                                             ++built_);
@@ -119,6 +120,7 @@ bool Chip::write_reg(uint64_t a, uint32_t v) {
     case regs::kSizeHi: d_.size = (d_.size & 0xffffffffULL) | (uint64_t)v << 32; return true;
     case regs::kChunk: d_.chunk = v; return true;
     case regs::kSlices: d_.slices = v; return true;
+    case regs::kLine: d_.line = v; return true;
   }
   if (a >= regs::kPartBase && a < regs::kPartBase + 4 * d_.participants.size()) {
     d_.participants[(a - regs::kPartBase) / 4] = v;
@@ -142,6 +144,7 @@ bool Chip::read_reg(uint64_t a, uint32_t* v) const {
     case regs::kSizeHi: *v = (uint32_t)(d_.size >> 32); return true;
     case regs::kChunk: *v = d_.chunk; return true;
     case regs::kSlices: *v = d_.slices; return true;
+    case regs::kLine: *v = d_.line; return true;
     case regs::kDoneLo: *v = (uint32_t)done_cycle_; return true;
     case regs::kDoneHi: *v = (uint32_t)(done_cycle_ >> 32); return true;
   }
@@ -174,6 +177,7 @@ bool Chip::start() {
   if (d_.buf + d_.size > cfg_.chip.hbm_bytes || d_.buf + d_.size < d_.buf) { fail(regs::kOutOfRange, "BUF + SIZE beyond the HBM capacity"); return false; }
   if (d_.size / fb >= (1ULL << 32)) { fail(regs::kBadSize, "SIZE: at most 2^32 flits"); return false; }
   if (d_.algo > (uint32_t)coll::Algo::Snake || d_.order > (uint32_t)coll::Order::Both) { fail(regs::kBadAlgo, "ALGO " + std::to_string(d_.algo) + " / ORDER " + std::to_string(d_.order) + ": unknown"); return false; }
+  if (d_.line > (uint32_t)coll::Line::Auto) { fail(regs::kBadAlgo, "LINE " + std::to_string(d_.line) + ": allowed 0 (ring), 1 (chain), 2 (auto)"); return false; }
   if (d_.slices > coll::kMaxSlices) { fail(regs::kBadSlices, "SLICES " + std::to_string(d_.slices) + ": allowed 0 (auto) or 1.." + std::to_string(coll::kMaxSlices)); return false; }
   const FaultSet& f = lib_.faults();
   for (int c = 0; c < cfg_.net.chips(); ++c) {

@@ -30,6 +30,7 @@ struct Descriptor {
   uint64_t buf = 0, size = 0;
   uint32_t chunk = 0;
   uint32_t slices = 0;  // 0: auto
+  uint32_t line = 0;    // coll::Line
   std::vector<uint32_t> participants;  // bitmap words
   bool operator<(const Descriptor& o) const;
 };

@@ -22,6 +22,7 @@ constexpr uint64_t kChunk = 0x30;     // RW  pipelining chunk in bytes (flit-ali
 constexpr uint64_t kSlices = 0x34;    // RW  2-D family: buffer slices run in turn, 1..64; 0 = auto
 constexpr uint64_t kDoneLo = 0x38;    // RO  cycle the collective completed on this chip
 constexpr uint64_t kDoneHi = 0x3c;
+constexpr uint64_t kLine = 0x40;      // RW  coll::Line: 0 ring, 1 chain, 2 auto (2-D family lines)
 constexpr uint64_t kPartBase = 0x100; // RW  participant bitmap: bit c of word c/32 = chip c
 
 enum Status : uint32_t { kIdle = 0, kBusy = 1, kDone = 2, kFailed = 3, kAborted = 4 };
@@ -31,7 +32,7 @@ enum Error : uint32_t {
   kBadSize = 2,         // SIZE is 0 or not a multiple of the element size
   kMisaligned = 3,      // BUF not flit-aligned, or CHUNK not a positive multiple of a flit
   kOutOfRange = 4,      // BUF + SIZE beyond the HBM
-  kBadAlgo = 5,         // unknown ALGO or ORDER
+  kBadAlgo = 5,         // unknown ALGO, ORDER or LINE
   kBadParticipants = 6, // a participant is dead or not a chip, or this chip is not one
   kRefused = 7,         // the algorithm cannot run on this fault set (e.g. 2d with holes)
   kStartWhileBusy = 8,  // START while a collective is running

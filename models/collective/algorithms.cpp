@@ -61,6 +61,24 @@ bool parse_algo(const std::string& s, Algo* out) {
   return false;
 }
 
+const char* to_string(Line l) {
+  switch (l) {
+    case Line::Ring: return "ring";
+    case Line::Chain: return "chain";
+    case Line::Auto: return "auto";
+  }
+  return "?";
+}
+
+bool parse_line(const std::string& s, Line* out) {
+  for (Line l : {Line::Ring, Line::Chain, Line::Auto})
+    if (s == to_string(l)) {
+      *out = l;
+      return true;
+    }
+  return false;
+}
+
 bool parse_order(const std::string& s, Order* out) {
   for (Order o : {Order::XY, Order::YX, Order::Both})
     if (s == to_string(o)) {
@@ -226,9 +244,10 @@ struct Frame {
   const Topology2D& t;
   bool xy;
   int U, V;
-  Frame(const FaultSet& fs, bool x_first)
+  Line line;  // how straight lines run (AlgoParams::line)
+  Frame(const FaultSet& fs, bool x_first, Line l = Line::Ring)
       : f(fs), t(fs.topology()), xy(x_first),
-        U(x_first ? t.width() : t.height()), V(x_first ? t.height() : t.width()) {}
+        U(x_first ? t.width() : t.height()), V(x_first ? t.height() : t.width()), line(l) {}
   ChipId chip(int u, int v) const { return xy ? t.id(u, v) : t.id(v, u); }
   int u(ChipId c) const { return xy ? t.x(c) : t.y(c); }
   int v(ChipId c) const { return xy ? t.y(c) : t.x(c); }
@@ -248,13 +267,36 @@ struct Frame {
   }
 };
 
+// Whether consecutive chips of `p` are neighbours joined by a live link (both ways):
+// the path a chain needs.
+bool path_linked(const Frame& fr, const std::vector<ChipId>& p) {
+  for (size_t i = 0; i + 1 < p.size(); ++i) {
+    bool joined = false;
+    for (int q = 0; q < kNumNetPorts && !joined; ++q)
+      joined = fr.t.neighbour(p[i], (Port)q) == (long)p[i + 1] && !fr.f.link_dead(p[i], (Port)q) &&
+               !fr.f.link_dead(p[i + 1], opposite((Port)q));
+    if (!joined) return false;
+  }
+  return true;
+}
+
+// Whether a straight line (a path of live links; `cyclic` when it also closes) runs as a
+// chain under the frame's line mode: chain always, auto only where no ring closes (a
+// closed ring both ways carries S (n-1)/n per link direction, a chain S, an
+// alternate-node ring 2 S (n-1)/n).
+bool as_chain(const Frame& fr, const std::vector<ChipId>& path, bool cyclic) {
+  if (fr.line == Line::Ring || path.size() < 3) return false;  // n = 2: ring = chain
+  return (fr.line == Line::Chain || !cyclic) && path_linked(fr, path);
+}
+
 // The ring of one straight line of chips (in order along u): the natural cycle, both
-// ways, when it closes with a live wraparound link; the alternate-node ring otherwise.
-// Chip i owns column shard i.
-RingSpec line_spec(const std::vector<ChipId>& line, bool cyclic) {
+// ways, when it closes with a live wraparound link; the alternate-node ring otherwise;
+// or a chain along it (as_chain). Chip i owns column shard i.
+RingSpec line_spec(const Frame& fr, const std::vector<ChipId>& line, bool cyclic) {
   RingSpec s;
-  s.bi = cyclic && line.size() >= 3;
-  s.cyc = s.bi ? line : alt_order(line);
+  s.chain = as_chain(fr, line, cyclic);
+  s.bi = !s.chain && cyclic && line.size() >= 3;
+  s.cyc = s.bi || s.chain ? line : alt_order(line);
   for (ChipId c : line) s.cols.push_back({c});
   return s;
 }
@@ -294,7 +336,12 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
       std::rotate(path.begin(), path.begin() + (breaks[0] + 1) % n, path.end());
     }
   }
-  if (cyclic) {
+  // A chain needs one straight path of live links (breaks.size() == 1 above; on a torus
+  // a column that lost one link becomes a chain instead of detouring).
+  if (one_line && as_chain(fr, path, cyclic)) {
+    s.cyc = path;
+    s.chain = true;
+  } else if (cyclic) {
     s.cyc = path;
     s.bi = true;
   } else {
@@ -386,7 +433,7 @@ std::vector<RingSpec> rect_specs(const Frame& fr, int u0, int nu, int v0, int nv
       line.push_back(fr.chip(u, v));
       if (cyclic && !fr.ulink(u, v)) cyclic = false;
     }
-    specs.push_back(line_spec(line, cyclic));
+    specs.push_back(line_spec(fr, line, cyclic));
   }
   return specs;
 }
@@ -554,7 +601,7 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
     if (band[v] < 0) {
       std::vector<ChipId> line;
       for (int u = 0; u < U; ++u) line.push_back(fr.chip(u, v));
-      specs.push_back(line_spec(line, torus && U >= 3));
+      specs.push_back(line_spec(fr, line, torus && U >= 3));
     }
   for (int id = 0; id < nb; ++id) {
     std::vector<int> ls = members(id);
@@ -782,7 +829,7 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
       std::vector<ChipId> line;
       for (int u = ua; u <= ub; ++u) line.push_back(fr.chip(u, v));
       spec_of[v] = (int)plan.specs.size();
-      plan.specs.push_back(line_spec(line, torus && U >= 3));
+      plan.specs.push_back(line_spec(fr, line, torus && U >= 3));
     }
   // On a mesh, a column whose full-line chips are not one straight run (the hole cuts
   // it) has its phase-2 group detour around the hole over links of the full rows next
@@ -1175,7 +1222,7 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     std::vector<TwoLevel> tl(sp.size());
     std::vector<FoldPlan> fold(sp.size());
     for (size_t i = 0; i < sp.size(); ++i) {
-      const Frame fr(f, sp[i].xy);
+      const Frame fr(f, sp[i].xy, p.line);
       std::vector<RingSpec> specs;
       if (p.algo == Algo::FT2D) {
         fold[i] = fold_plan(fr, sp[i].lo, sp[i].hi, p.order == Order::Both);

@@ -46,6 +46,8 @@ struct AlgoParams {
   // slice's fold and its second dimension overlap the next one's first rings; 0 = auto
   // (kAutoSlices). At most kMaxSlices.
   uint32_t slices = 0;
+  // 2-D family: ring or chain lines (kinds.h).
+  Line line = Line::Ring;
 };
 
 // Builds the schedule for the live chips of `f`. Throws ConfigError with a clear
@@ -88,6 +90,8 @@ const char* to_string(Algo a);
 const char* to_string(Order o);
 bool parse_algo(const std::string& s, Algo* out);
 bool parse_order(const std::string& s, Order* out);
+const char* to_string(Line l);
+bool parse_line(const std::string& s, Line* out);
 extern const char* const kAlgoNames;  // "ring|biring|altring|2d|ft2d|shrink|snake"
 
 }  // namespace fm::coll
