@@ -213,3 +213,40 @@ TEST(Errors, FailScheduleFileEqualsFailAtOptions) {
   EXPECT_EQ(ja["live_chips"].get<int>(), 64 - 4 - 1);
   EXPECT_EQ(ja["verified"], true);
 }
+
+// SIGINT, SIGTERM or SIGHUP during a run that writes a waveform and a JSON: the process
+// removes its temporary files (the FST writer's hierarchy file too) and ends killed by
+// that signal (a shell shows 128 + N), leaving nothing in the output directory.
+TEST(Errors, SignalRemovesTemporaryFilesAndEndsKilledByIt) {
+  struct Case {
+    int sig;
+    std::vector<std::string> outputs;  // output options, relative to the case directory
+    std::vector<std::string> temps;    // temporary files to see before signalling
+  };
+  const std::vector<Case> cases = {
+      {SIGTERM, {"--vcd", "w.vcd"}, {"w.vcd.tmp."}},
+      {SIGINT, {"--fst", "w.fst", "--json", "r.json"}, {"w.fst.tmp.", ".hier"}},
+      {SIGHUP, {"--vcd", "w.vcd", "--csv", "r.csv"}, {"w.vcd.tmp."}},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    const std::string dir = tmpdir() + "/signal" + std::to_string(k++);
+    ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+    std::vector<std::string> args = {"traffic", "--mesh", "8x8", "--warmup", "100", "--cycles", "5000000", "-q"};
+    for (size_t i = 0; i < c.outputs.size(); ++i) args.push_back(i % 2 ? dir + "/" + c.outputs[i] : c.outputs[i]);
+    const pid_t pid = start_bin(args, tmpdir() + "/signal.out", tmpdir() + "/signal.err");
+    ASSERT_GT(pid, 0);
+    const bool started = wait_for([&] {
+      for (const std::string& t : c.temps)
+        if (files_named(dir, t).empty()) return false;
+      return true;
+    }, 30);
+    EXPECT_TRUE(started) << "signal " << c.sig << ": no temporary file appeared";
+    kill(pid, c.sig);
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == c.sig)
+        << "signal " << c.sig << ": wait status " << st << "\n" << slurp(tmpdir() + "/signal.err");
+    EXPECT_TRUE(dir_empty(dir)) << "signal " << c.sig << " left files in " << dir;
+  }
+}
