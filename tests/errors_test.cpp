@@ -4,6 +4,7 @@
 // row that names a GoogleTest test requires that test to exist in tests/. Editing the
 // table edits the tests; a message that drifts from the documentation fails.
 #include <dirent.h>
+#include <sys/resource.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -190,6 +191,30 @@ TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
   EXPECT_EQ(low.code, 2) << "refused below peak/1.5: " << low.err;
   const Outcome high = run(a + " --mem-limit " + std::to_string((uint64_t)(rss * 1.5)));
   EXPECT_EQ(high.code, 0) << "ran at peak*1.5: " << high.err;
+}
+
+// An allreduce too big for --mem-limit is refused from its whole estimate (network,
+// schedule, verified data) before anything is built: at 64x64, 2d at 64 KiB needs about
+// 722 MiB, 406 MiB of it the schedule's 4.3 M transfers. Both a limit below the network
+// alone (200 MiB, which used to be refused from the network's 280 MiB, a partial
+// estimate) and one above it (300 MiB, refused only after building the route tables and
+// the schedule, at 467 MiB resident) get the same whole estimate, at a peak RSS far
+// below the limit.
+TEST(Errors, AllreduceMemoryRefusalComesFirstWithTheWholeEstimate) {
+  for (const char* limit : {"200MiB", "300MiB"}) {
+    const pid_t pid = start_bin({"allreduce", "--mesh", "64x64", "--topology", "torus", "--algo", "2d",
+                                 "--bytes", "64KiB", "--mem-limit", limit},
+                                tmpdir() + "/mem.out", tmpdir() + "/mem.err");
+    ASSERT_GT(pid, 0);
+    int st = 0;
+    struct rusage ru = {};
+    ASSERT_EQ(wait4(pid, &st, 0, &ru), pid);
+    const std::string err = slurp(tmpdir() + "/mem.err");
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2) << limit << ": " << err;
+    EXPECT_NE(err.find("this run needs about 722 MiB"), std::string::npos) << limit << ": " << err;
+    EXPECT_NE(err.find("collective schedule 406 MiB"), std::string::npos) << limit << ": " << err;
+    EXPECT_LT(ru.ru_maxrss, 64L << 10) << limit << ": peak RSS " << ru.ru_maxrss << " KiB before refusing";
+  }
 }
 
 // A failure schedule file is the same schedule as its lines given as --fail-at options:
