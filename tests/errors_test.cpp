@@ -217,6 +217,30 @@ TEST(Errors, AllreduceMemoryRefusalComesFirstWithTheWholeEstimate) {
   }
 }
 
+// latency-sweep runs --jobs points at once, each a process with its own network: when
+// that many exceed --mem-limit it runs as many as fit (here 2 of 4, at about 17 MiB a
+// point under 40 MiB), says so, and gives the same points as an unlimited run.
+TEST(Errors, LatencySweepRunsOnlyAsManyPointsAsFitTheMemoryLimit) {
+  const std::string base = "latency-sweep --mesh 8x8 --warmup 50 --cycles 300 --rates 0.05:0.2:0.05 --jobs 4 -q --json ";
+  const std::string lim = tmpdir() + "/ls_lim.json", free = tmpdir() + "/ls_free.json";
+  const Outcome l = run(base + lim + " --mem-limit 40MiB");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_NE(l.err.find("note: running 2 point(s) at once, not 4: 4 would need about 69 MiB (17 MiB each), "
+                       "more than --mem-limit 40 MiB"),
+            std::string::npos)
+      << l.err;
+  const Outcome f = run(base + free + " --mem-limit 1GiB");
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(f.err.find("at once"), std::string::npos) << f.err;
+  auto points = [](const std::string& p) {
+    auto j = nlohmann::json::parse(slurp(p));
+    for (auto& pt : j["points"])
+      for (const char* k : {"wall_seconds", "router_cycles_per_second", "simulator"}) pt.erase(k);
+    return j;
+  };
+  EXPECT_EQ(points(lim).dump(), points(free).dump());
+}
+
 // A failure schedule file is the same schedule as its lines given as --fail-at options:
 // same JSON result, byte for byte (host timing aside), and the failures did happen.
 TEST(Errors, FailScheduleFileEqualsFailAtOptions) {
