@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/collective/algorithms.h"
+
 namespace fm {
 
 namespace {
@@ -59,6 +61,20 @@ void add_collective_memory(const Config& c, uint64_t transfers, bool verify, Mem
     const double words = std::ceil((double)c.coll.bytes / c.net.flit_bytes);
     e->parts.push_back({"verified data", clamp(words * c.net.chips() * kPerDataWord)});
   }
+}
+
+MemoryEstimate estimate_allreduce_memory(const Config& c, const FaultSet& f, bool verify) {
+  // The schedule's parameters as the chips' descriptor gives them (CollectiveLibrary::get).
+  coll::AlgoParams p;
+  p.algo = c.coll.algo;
+  p.order = c.coll.order;
+  const uint64_t fb = c.net.flit_bytes;
+  p.words = (uint32_t)((c.coll.bytes + fb - 1) / fb);
+  p.chunk_words = (uint32_t)(c.coll.chunk_bytes / fb);
+  p.slices = c.coll.slices;
+  MemoryEstimate e = estimate_network_memory(c.net);
+  add_collective_memory(c, coll::count_transfers(f, p), verify, &e);
+  return e;
 }
 
 uint64_t available_memory_bytes() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/config.h"
+#include "models/fault/fault_set.h"
 
 namespace fm {
 
@@ -26,6 +27,12 @@ MemoryEstimate estimate_network_memory(const NetworkConfig& n);
 // Adds an allreduce's schedule (`transfers` entries, counted once it is compiled) and,
 // when verifying, every chip's data words (and its input copy).
 void add_collective_memory(const Config& c, uint64_t transfers, bool verify, MemoryEstimate* e);
+// The whole of an allreduce of `c` on the fault set `f` (of c.net): the network, the
+// schedule with its transfers counted but not built (coll::count_transfers) and, when
+// `verify`, the data. Cheap (no route table, schedule or network is built), so a run is
+// refused before it allocates anything. Throws ConfigError as building the schedule
+// would (e.g. 2d with holes).
+MemoryEstimate estimate_allreduce_memory(const Config& c, const FaultSet& f, bool verify);
 
 // Memory the machine can give this process now (MemAvailable of /proc/meminfo), 0 when
 // unknown (then nothing is refused).

@@ -8,8 +8,10 @@
 
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_set.h"
+#include "models/memory.h"
 #include "sim/cli.h"
 #include "sim/options.h"
+#include "tb/allreduce_run.h"
 
 namespace fm {
 
@@ -189,8 +191,11 @@ po::options_description allreduce_options() {
 }
 
 Config allreduce_config_from(const po::variables_map& vm) {
-  Config cfg = config_from(vm);
+  // One memory check, once the collective is known: of the whole estimate, never a
+  // partial one of the network alone that a smaller limit would report first.
+  Config cfg = config_from(vm, /*check_network_memory=*/false);
   collective_from(vm, &cfg);
+  check_memory(estimate_allreduce_memory(cfg, FaultSet(cfg.net), verifies(cfg)), cfg.run.mem_limit);
   return cfg;
 }
 

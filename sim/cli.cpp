@@ -9,6 +9,7 @@
 #include "sim/options.h"
 #include "sim/paper_report.h"
 #include "sim/report.h"
+#include "sim/subprocess.h"
 #include "sim/sweep.h"
 #include "tb/traffic_run.h"
 
@@ -41,7 +42,8 @@ const char* kUsage =
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const TempFile tf(temp_name_for(path));  // removed by a signal until renamed
+  const std::string& tmp = tf.path();
   {
     std::ofstream f(tmp, std::ios::binary);
     f << text;
@@ -105,6 +107,8 @@ int cli_main(int argc, char** argv) {
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
+  // A signal removes this process's temporary files and stops its children first.
+  install_signal_cleanup();
   try {
     if (cmd == "traffic") return cmd_traffic(args);
     if (cmd == "latency-sweep") return cmd_latency_sweep(args);

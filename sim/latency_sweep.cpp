@@ -3,11 +3,13 @@
 // the first rate whose average packet latency exceeds --sat-factor times the latency at
 // the lowest rate, whose accepted rate falls more than 5% below its offered rate, or
 // whose run does not drain.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
+#include "models/memory.h"
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/report.h"
@@ -51,6 +53,25 @@ std::vector<double> parse_rates(const std::string& s) {
   return v;
 }
 
+// How many of a batch of `batch` points may run at once: each is a process with its own
+// network, and config_from checked only one against the memory limit. When the batch
+// does not fit, fewer run at once (the batches stay as --jobs makes them, so the points
+// run and the results are the same) and a note says so.
+int points_at_once(const Config& c, size_t batch) {
+  const uint64_t per = estimate_network_memory(c.net).total();
+  const bool automatic = c.run.mem_limit == 0;
+  const uint64_t limit = automatic ? available_memory_bytes() : c.run.mem_limit;
+  if (limit == 0 || per == 0 || per * batch <= limit) return (int)batch;
+  const int n = (int)std::max<uint64_t>(1, limit / per);
+  std::cerr << "faultmesh: note: running " << n << " point(s) at once, not " << batch << ": " << batch
+            << " would need about " << format_bytes(per * batch) << " (" << format_bytes(per)
+            << " each), more than "
+            << (automatic ? "the " + format_bytes(limit) + " this machine has available"
+                          : "--mem-limit " + format_bytes(limit))
+            << "\n";
+  return n;
+}
+
 }  // namespace
 
 int cmd_latency_sweep(const std::vector<std::string>& args) {
@@ -58,7 +79,7 @@ int cmd_latency_sweep(const std::vector<std::string>& args) {
   sweep.add_options()
     ("rates", po::value<std::string>()->default_value("0.05:1:0.05"),
      "offered loads: A:B:STEP or r1,r2,... (flits/node/cycle)")
-    ("jobs", po::value<int>()->default_value(2), "points simulated at once, 1..64")
+    ("jobs", po::value<int>()->default_value(2), "points simulated at once, 1..64 (fewer when that many exceed --mem-limit)")
     ("sat-factor", po::value<double>()->default_value(3.0, "3"),
      "saturated when latency > this x the lowest-rate latency (> 1)")
     ("full", po::bool_switch(), "run every rate (default: stop after the first saturated batch)");
@@ -77,6 +98,7 @@ int cmd_latency_sweep(const std::vector<std::string>& args) {
   if (jobs < 1 || jobs > 64) throw UsageError("--jobs " + std::to_string(jobs) + ": allowed 1..64");
   const double factor = vm["sat-factor"].as<double>();
   if (!(factor > 1)) throw UsageError("--sat-factor: allowed > 1");
+  const int parallel = points_at_once(base, std::min<size_t>(jobs, rates.size()));
 
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   double zero_load = 0, sat_rate = -1, best_accepted = 0, last_ok_rate = -1;
@@ -90,7 +112,7 @@ int cmd_latency_sweep(const std::vector<std::string>& args) {
       c.traffic.rate = rates[k];
       batch.push_back([c] { return result_json(run_traffic(c)).dump(); });
     }
-    const auto res = run_isolated_all(batch, jobs);
+    const auto res = run_isolated_all(batch, parallel);
     for (size_t k = 0; k < res.size(); ++k) {
       if (res[k].exit_code != 0) throw std::runtime_error("sweep point failed: " + res[k].output);
       auto j = nlohmann::ordered_json::parse(res[k].output);

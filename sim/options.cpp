@@ -246,7 +246,7 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
   return true;
 }
 
-Config config_from(const po::variables_map& vm) {
+Config config_from(const po::variables_map& vm, bool check_network_memory) {
   Config c;
   NetworkConfig& n = c.net;
   if (!parse_dims(vm["mesh"].as<std::string>(), &n.width, &n.height))
@@ -314,7 +314,7 @@ Config config_from(const po::variables_map& vm) {
   const std::string ml = vm["mem-limit"].as<std::string>();
   if (ml != "auto" && !parse_bytes(ml, &c.run.mem_limit))
     throw UsageError("--mem-limit " + ml + ": allowed auto or bytes, e.g. 8GiB");
-  check_memory(estimate_network_memory(c.net), c.run.mem_limit);
+  if (check_network_memory) check_memory(estimate_network_memory(c.net), c.run.mem_limit);
   return c;
 }
 

@@ -29,8 +29,10 @@ po::options_description output_options();
 // Throws UsageError on any bad input.
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const std::string& usage, po::variables_map* vm);
-// Builds and validates the Config from parsed options; throws UsageError.
-Config config_from(const po::variables_map& vm);
+// Builds and validates the Config from parsed options; throws UsageError. Ends with the
+// network's memory estimate against --mem-limit unless `check_network_memory` is false
+// (allreduce_config_from checks its whole estimate instead).
+Config config_from(const po::variables_map& vm, bool check_network_memory = true);
 Outputs outputs_from(const po::variables_map& vm);
 
 // Waveform options (docs/waveforms.md): --vcd/--fst FILE, --wave-from/--wave-to,
@@ -39,7 +41,8 @@ Outputs outputs_from(const po::variables_map& vm);
 // wave_from(vm, &cfg.net), then hands the WaveOptions to its run (Tracer::attach).
 po::options_description wave_options(bool network = true);
 // The allreduce command's options (network with 4 local lanes, collective and chip) and
-// their validation into a Config (sim/allreduce_cmd.cpp); also used by sweeps.
+// their validation into a Config (sim/allreduce_cmd.cpp); also used by sweeps. Checks
+// the whole memory estimate (network, schedule, verified data) against --mem-limit.
 po::options_description allreduce_options();
 Config allreduce_config_from(const po::variables_map& vm);
 // The end of every simulating command: writes the JSON/CSV results, prints the summary

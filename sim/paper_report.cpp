@@ -298,11 +298,8 @@ void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::stri
     }
     if (running.empty()) continue;
     int st;
-    const pid_t pid = waitpid(-1, &st, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("waitpid failed");
-    }
+    const pid_t pid = wait_child(-1, &st);
+    if (pid < 0) throw std::runtime_error("waitpid failed");
     const auto it = running.find(pid);
     if (it == running.end()) continue;
     const double secs = std::chrono::duration<double>(Clock::now() - it->second.second).count();

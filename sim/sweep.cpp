@@ -229,11 +229,8 @@ void run_local(const SweepDir& sd, const std::vector<int>& todo, int jobs) {
     }
     if (running.empty()) continue;
     int st;
-    const pid_t pid = waitpid(-1, &st, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    }
+    const pid_t pid = wait_child(-1, &st);
+    if (pid < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
     const auto it = running.find(pid);
     if (it == running.end()) continue;
     const int id = it->second.first;
@@ -462,8 +459,8 @@ int run_point_task(const std::string& dir, int id) {
   }
   const auto t0 = Clock::now();
   const pid_t pid = start_point(sd, id);
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  int st = 0;
+  wait_child(pid, &st);
   const int code = exit_code_of(st);
   finish_point(sd, id, code, std::chrono::duration<double>(Clock::now() - t0).count());
   std::cout << "point " << sd.name(id) << " (" << sd.label(id) << "): exit " << code << "\n";

@@ -267,6 +267,9 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     probe.faults = with_timed(cfg.net.faults, all);
     const FaultSet check(probe);  // throws ConfigError naming a bad --fail-at
   }
+  // Memory: the network, the schedule (counted, not built) and the verified data, before
+  // the routes, the schedule, the network or the chips' data are built (models/memory.h).
+  check_memory(estimate_allreduce_memory(cfg, faults, cfg.coll.verify == Verify::On), cfg.run.mem_limit);
   RouteSet rs = opt.tables ? RouteSet{*opt.tables, "given"} : build_routes(cfg.net, faults);
   if (opt.check_routes) {
     r.route_check = check_routes(faults, rs.tables, cfg.net.vcs);
@@ -283,14 +286,6 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
       t += first->schedule().xfers[x].len + first->packets_of(x);
     return t;
   }();
-
-  // Memory: the network, the compiled schedule and the verified data, before the
-  // network and the chips' data are allocated (models/memory.h).
-  {
-    MemoryEstimate mem = estimate_network_memory(cfg.net);
-    add_collective_memory(cfg, first->schedule().xfers.size(), cfg.coll.verify == Verify::On, &mem);
-    check_memory(mem, cfg.run.mem_limit);
-  }
   // A phase trigger must name a phase of the collective as it starts (it may also fire
   // in a restarted run that has a phase of that name).
   for (const TimedFault& f : timed) {

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include "sim/subprocess.h"
+
 namespace fm {
 
 namespace {
@@ -33,7 +35,7 @@ Child spawn(const std::function<std::string()>& fn, size_t index) {
   if (pipe(p) != 0) { std::perror("pipe"); std::exit(2); }
   std::fflush(stdout);
   std::fflush(stderr);
-  const pid_t pid = fork();
+  const pid_t pid = fork_tracked();  // a signal to this process is forwarded to it
   if (pid < 0) { std::perror("fork"); std::exit(2); }
   if (pid == 0) {
     close(p[0]);
@@ -62,7 +64,7 @@ Child spawn(const std::function<std::string()>& fn, size_t index) {
 IsolatedResult reap(Child& c) {
   close(c.fd);
   int status = 0;
-  waitpid(c.pid, &status, 0);
+  wait_child(c.pid, &status);
   IsolatedResult r;
   r.output = std::move(c.buf);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);

@@ -1,12 +1,11 @@
 #include "tb/wave_writer.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "models/config.h"
+#include "sim/subprocess.h"
 
 extern "C" {
 #include "fstapi.h"
@@ -16,15 +15,13 @@ namespace fm {
 
 namespace {
 
-std::string temp_name(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
-
 // VCD (IEEE 1364 section 18) written directly: identifiers are short base-94 codes,
 // 1-bit values as "0!", vectors as "b1010 !" without leading zeros.
 class VcdWriter : public WaveWriter {
  public:
   VcdWriter(const std::string& path, const std::string& option, const std::string& comment)
-      : path_(path), tmp_(temp_name(path)) {
-    f_ = std::fopen(tmp_.c_str(), "wb");
+      : path_(path), tmp_(temp_name_for(path)) {
+    f_ = std::fopen(tmp_.path().c_str(), "wb");
     if (!f_) throw ConfigError(option + " " + path + ": cannot create the file");
     std::setvbuf(f_, nullptr, _IOFBF, 1 << 16);
     std::fprintf(f_, "$version faultmesh $end\n$comment\n%s\n$end\n$timescale 1ns $end\n",
@@ -85,8 +82,8 @@ class VcdWriter : public WaveWriter {
     const bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
     std::fclose(f_);
     f_ = nullptr;
-    if (!ok || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_.c_str());
+    if (!ok || std::rename(tmp_.path().c_str(), path_.c_str()) != 0) {
+      std::remove(tmp_.path().c_str());
       throw ConfigError("cannot write " + path_);
     }
   }
@@ -94,11 +91,12 @@ class VcdWriter : public WaveWriter {
     if (!f_) return;
     std::fclose(f_);
     f_ = nullptr;
-    std::remove(tmp_.c_str());
+    std::remove(tmp_.path().c_str());
   }
 
  private:
-  std::string path_, tmp_;
+  std::string path_;
+  TempFile tmp_;  // removed by a signal until renamed
   std::FILE* f_ = nullptr;
   std::vector<std::string> codes_;
   std::vector<int> widths_;
@@ -110,13 +108,13 @@ class VcdWriter : public WaveWriter {
 class FstWriter : public WaveWriter {
  public:
   FstWriter(const std::string& path, const std::string& option, const std::string& comment)
-      : path_(path), tmp_(temp_name(path)) {
+      : path_(path), tmp_(temp_name_for(path)), hier_(tmp_.path() + ".hier") {
     // fstWriterCreate does not report every failure; check the directory first.
-    if (std::FILE* probe = std::fopen(tmp_.c_str(), "wb")) std::fclose(probe);
+    if (std::FILE* probe = std::fopen(tmp_.path().c_str(), "wb")) std::fclose(probe);
     else throw ConfigError(option + " " + path + ": cannot create the file");
-    ctx_ = fstWriterCreate(tmp_.c_str(), 1);
+    ctx_ = fstWriterCreate(tmp_.path().c_str(), 1);
     if (!ctx_) {
-      std::remove(tmp_.c_str());
+      std::remove(tmp_.path().c_str());
       throw ConfigError(option + " " + path + ": cannot create the file");
     }
     fstWriterSetPackType(ctx_, FST_WR_PT_LZ4);
@@ -154,8 +152,8 @@ class FstWriter : public WaveWriter {
     if (!ctx_) return;
     fstWriterClose(ctx_);
     ctx_ = nullptr;
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_.c_str());
+    if (std::rename(tmp_.path().c_str(), path_.c_str()) != 0) {
+      std::remove(tmp_.path().c_str());
       throw ConfigError("cannot write " + path_);
     }
   }
@@ -163,11 +161,14 @@ class FstWriter : public WaveWriter {
     if (!ctx_) return;
     fstWriterClose(ctx_);
     ctx_ = nullptr;
-    std::remove(tmp_.c_str());
+    std::remove(tmp_.path().c_str());
   }
 
  private:
-  std::string path_, tmp_;
+  std::string path_;
+  // Removed by a signal until closed: the file, and the hierarchy file fstapi keeps
+  // beside it until fstWriterClose.
+  TempFile tmp_, hier_;
   void* ctx_ = nullptr;
   std::vector<fstHandle> handles_;
   std::vector<int> widths_;

@@ -3,7 +3,8 @@
 // scopes and variables (unsigned, 1..64 bits) in a declaration phase, then timestamps
 // in increasing order with value changes; the caller (WaveRecorder) only passes values
 // that changed. A file is written under a temporary name and renamed to its real name
-// by close(), so a failed or aborted run leaves nothing half-written.
+// by close(), so a failed or aborted run leaves nothing half-written; a signal removes
+// the temporary file too (sim/subprocess.h, TempFile).
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -131,7 +131,11 @@ TEST(Allreduce, RingTimeMatchesBandwidthFormula) {
 }
 
 // No algorithm's bus bandwidth exceeds what a chip's four links can carry, and no run
-// beats either lower bound.
+// beats either lower bound. Both bounds count data words only, and a packet carries at
+// most D = packet_words data flits behind its one header flit, so a link moves data at
+// most D/(D+1) of its cycles: no run comes closer to a bound than D/(D+1) (32/33 here;
+// the rings reach 0.966-0.968). The algorithm bound is the busiest link here (HBM and
+// reduction are faster), which the ceiling's argument needs.
 TEST(Allreduce, BusBandwidthAndBoundsAreRespected) {
   for (Topology t : {Topology::Mesh, Topology::Torus})
     for (coll::Algo a : kAll) {
@@ -140,8 +144,10 @@ TEST(Allreduce, BusBandwidthAndBoundsAreRespected) {
       const auto j = run(c);
       ASSERT_TRUE(j.value("ok", false)) << describe(c);
       EXPECT_LE(j.value("busbw_GBps", 1e9), 4 * c.net.link_gbps) << describe(c);
-      EXPECT_LE(j.value("bound_ratio", 2.0), 1.0) << describe(c);
-      EXPECT_LE(j.value("topo_bound_ratio", 2.0), 1.0) << describe(c);
+      const double ceiling = c.chip.packet_words / (c.chip.packet_words + 1.0);
+      EXPECT_EQ(j.value("bound_cycles", 0.0), j.value("max_link_words", 1.0)) << describe(c);
+      EXPECT_LE(j.value("bound_ratio", 2.0), ceiling * (1 + 1e-12)) << describe(c);
+      EXPECT_LE(j.value("topo_bound_ratio", 2.0), ceiling * (1 + 1e-12)) << describe(c);
       EXPECT_EQ(j.value("verified", nlohmann::json(1)), nlohmann::json(nullptr));
     }
 }

@@ -4,8 +4,10 @@
 // earlier or later in that cycle) is never lost. Every router and NI relies on this: a
 // unit that missed its booked cycle would never read the flit arriving in it.
 //
-// One simulation per test: SystemC elaborates once per process, and ctest runs each test
-// in its own process.
+// Each simulation runs in a forked child (tests/sim_util.h, in_child), as every other
+// simulation test does: SystemC elaborates once per process, so two tests calling
+// sc_start in one process (faultmesh_tests --gtest_filter='Clock.*') would fail with
+// "insert module failed: simulation running". The child returns what each unit saw.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "models/clock.h"
+#include "tests/sim_util.h"
 
 namespace fm {
 namespace {
@@ -60,56 +63,65 @@ std::vector<Cycle> cycles(Cycle a, Cycle b) {  // a..b inclusive
 }
 
 TEST(Clock, UnitEvaluatesOnlyTheBookedCyclesInAddOrder) {
-  Log log;
-  Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
-  ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log), e("e", clk, log);
-  // a: woken for 3, awake through 5; in 3 it asks b for 4. c: booked for 3000 (beyond
-  // the calendar's 1024-cycle ring) and then for 2, which supersedes it; after 2 it
-  // sleeps with sleep(4). So the calendar holds c before b for cycle 4, and the awake
-  // list must still run them in the order they were added. e: booked for 2000 only,
-  // through the far-future heap.
-  a.wake_at(3);
-  a.awake_until = 5;
-  a.asks = {{3, &b, 4}};
-  c.wake_at(3000);
-  c.wake_at(2);
-  c.sleep_until = 4;
-  e.wake_at(2000);
-  sc_core::sc_start(sc_core::sc_time(3010, sc_core::SC_NS));
-  EXPECT_EQ(a.seen, cycles(3, 5));
-  EXPECT_EQ(b.seen, std::vector<Cycle>{4});
+  const nlohmann::json r = test::in_child([] {
+    Log log;
+    Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
+    ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log), e("e", clk, log);
+    // a: woken for 3, awake through 5; in 3 it asks b for 4. c: booked for 3000 (beyond
+    // the calendar's 1024-cycle ring) and then for 2, which supersedes it; after 2 it
+    // sleeps with sleep(4). So the calendar holds c before b for cycle 4, and the awake
+    // list must still run them in the order they were added. e: booked for 2000 only,
+    // through the far-future heap.
+    a.wake_at(3);
+    a.awake_until = 5;
+    a.asks = {{3, &b, 4}};
+    c.wake_at(3000);
+    c.wake_at(2);
+    c.sleep_until = 4;
+    e.wake_at(2000);
+    sc_core::sc_start(sc_core::sc_time(3010, sc_core::SC_NS));
+    return nlohmann::json{{"a", a.seen}, {"b", b.seen}, {"c", c.seen}, {"e", e.seen},
+                          {"a_evaluated", a.cycles_evaluated()}, {"log", log.lines}};
+  });
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r["a"].get<std::vector<Cycle>>(), cycles(3, 5));
+  EXPECT_EQ(r["b"].get<std::vector<Cycle>>(), std::vector<Cycle>{4});
   // c slept at 2 until 4; at 4 it sleeps again with sleep(4) not in the future: woken only
   // by someone else. The superseded booking for 3000 must not wake it.
-  EXPECT_EQ(c.seen, (std::vector<Cycle>{2, 4}));
-  EXPECT_EQ(e.seen, std::vector<Cycle>{2000});
-  EXPECT_EQ(a.cycles_evaluated(), 3u);
+  EXPECT_EQ(r["c"].get<std::vector<Cycle>>(), (std::vector<Cycle>{2, 4}));
+  EXPECT_EQ(r["e"].get<std::vector<Cycle>>(), std::vector<Cycle>{2000});
+  EXPECT_EQ(r["a_evaluated"].get<uint64_t>(), 3u);
   const std::vector<std::string> want{"2 c", "3 a", "4 a", "4 b", "4 c", "5 a", "2000 e"};
-  EXPECT_EQ(log.lines, want);
+  EXPECT_EQ(r["log"].get<std::vector<std::string>>(), want);
 }
 
 TEST(Clock, WakeUpAskedDuringACycleIsNeverLost) {
-  Log log;
-  Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
-  ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log), d("d", clk, log);
-  // Cycle 5: a (added first) evaluates and sleeps; b, later in the same cycle, asks a for
-  // 6 (booked after a slept) and c for 6 (c sleeps in 5 after b's request, so the
-  // request came while c was awake: c must still evaluate 6, since whoever asks has put
-  // work for it in flight). wake_at(now) means the next cycle, never the past (a, 7).
-  // d stays awake through 8: asked in 5 for 6 (met by being awake), then in 7 for 11,
-  // which must not be shadowed by the earlier, already met request when d sleeps in 8.
-  a.wake_at(5);
-  b.wake_at(5);
-  c.wake_at(5);
-  d.wake_at(5);
-  b.asks = {{5, &a, 6}, {5, &c, 6}, {7, &a, 7}, {5, &d, 6}, {7, &d, 11}};
-  c.awake_until = 5;
-  b.awake_until = 7;
-  d.awake_until = 8;
-  sc_core::sc_start(sc_core::sc_time(14, sc_core::SC_NS));
-  EXPECT_EQ(a.seen, (std::vector<Cycle>{5, 6, 8}));
-  EXPECT_EQ(b.seen, cycles(5, 7));
-  EXPECT_EQ(c.seen, (std::vector<Cycle>{5, 6}));
-  EXPECT_EQ(d.seen, (std::vector<Cycle>{5, 6, 7, 8, 11}));
+  const nlohmann::json r = test::in_child([] {
+    Log log;
+    Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
+    ScriptUnit a("a", clk, log), b("b", clk, log), c("c", clk, log), d("d", clk, log);
+    // Cycle 5: a (added first) evaluates and sleeps; b, later in the same cycle, asks a for
+    // 6 (booked after a slept) and c for 6 (c sleeps in 5 after b's request, so the
+    // request came while c was awake: c must still evaluate 6, since whoever asks has put
+    // work for it in flight). wake_at(now) means the next cycle, never the past (a, 7).
+    // d stays awake through 8: asked in 5 for 6 (met by being awake), then in 7 for 11,
+    // which must not be shadowed by the earlier, already met request when d sleeps in 8.
+    a.wake_at(5);
+    b.wake_at(5);
+    c.wake_at(5);
+    d.wake_at(5);
+    b.asks = {{5, &a, 6}, {5, &c, 6}, {7, &a, 7}, {5, &d, 6}, {7, &d, 11}};
+    c.awake_until = 5;
+    b.awake_until = 7;
+    d.awake_until = 8;
+    sc_core::sc_start(sc_core::sc_time(14, sc_core::SC_NS));
+    return nlohmann::json{{"a", a.seen}, {"b", b.seen}, {"c", c.seen}, {"d", d.seen}};
+  });
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r["a"].get<std::vector<Cycle>>(), (std::vector<Cycle>{5, 6, 8}));
+  EXPECT_EQ(r["b"].get<std::vector<Cycle>>(), cycles(5, 7));
+  EXPECT_EQ(r["c"].get<std::vector<Cycle>>(), (std::vector<Cycle>{5, 6}));
+  EXPECT_EQ(r["d"].get<std::vector<Cycle>>(), (std::vector<Cycle>{5, 6, 7, 8, 11}));
 }
 
 }  // namespace

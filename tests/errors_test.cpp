@@ -4,6 +4,7 @@
 // row that names a GoogleTest test requires that test to exist in tests/. Editing the
 // table edits the tests; a message that drifts from the documentation fails.
 #include <dirent.h>
+#include <sys/resource.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -192,6 +193,54 @@ TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
   EXPECT_EQ(high.code, 0) << "ran at peak*1.5: " << high.err;
 }
 
+// An allreduce too big for --mem-limit is refused from its whole estimate (network,
+// schedule, verified data) before anything is built: at 64x64, 2d at 64 KiB needs about
+// 722 MiB, 406 MiB of it the schedule's 4.3 M transfers. Both a limit below the network
+// alone (200 MiB, which used to be refused from the network's 280 MiB, a partial
+// estimate) and one above it (300 MiB, refused only after building the route tables and
+// the schedule, at 467 MiB resident) get the same whole estimate, at a peak RSS far
+// below the limit.
+TEST(Errors, AllreduceMemoryRefusalComesFirstWithTheWholeEstimate) {
+  for (const char* limit : {"200MiB", "300MiB"}) {
+    const pid_t pid = start_bin({"allreduce", "--mesh", "64x64", "--topology", "torus", "--algo", "2d",
+                                 "--bytes", "64KiB", "--mem-limit", limit},
+                                tmpdir() + "/mem.out", tmpdir() + "/mem.err");
+    ASSERT_GT(pid, 0);
+    int st = 0;
+    struct rusage ru = {};
+    ASSERT_EQ(wait4(pid, &st, 0, &ru), pid);
+    const std::string err = slurp(tmpdir() + "/mem.err");
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2) << limit << ": " << err;
+    EXPECT_NE(err.find("this run needs about 722 MiB"), std::string::npos) << limit << ": " << err;
+    EXPECT_NE(err.find("collective schedule 406 MiB"), std::string::npos) << limit << ": " << err;
+    EXPECT_LT(ru.ru_maxrss, 64L << 10) << limit << ": peak RSS " << ru.ru_maxrss << " KiB before refusing";
+  }
+}
+
+// latency-sweep runs --jobs points at once, each a process with its own network: when
+// that many exceed --mem-limit it runs as many as fit (here 2 of 4, at about 17 MiB a
+// point under 40 MiB), says so, and gives the same points as an unlimited run.
+TEST(Errors, LatencySweepRunsOnlyAsManyPointsAsFitTheMemoryLimit) {
+  const std::string base = "latency-sweep --mesh 8x8 --warmup 50 --cycles 300 --rates 0.05:0.2:0.05 --jobs 4 -q --json ";
+  const std::string lim = tmpdir() + "/ls_lim.json", free = tmpdir() + "/ls_free.json";
+  const Outcome l = run(base + lim + " --mem-limit 40MiB");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_NE(l.err.find("note: running 2 point(s) at once, not 4: 4 would need about 69 MiB (17 MiB each), "
+                       "more than --mem-limit 40 MiB"),
+            std::string::npos)
+      << l.err;
+  const Outcome f = run(base + free + " --mem-limit 1GiB");
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(f.err.find("at once"), std::string::npos) << f.err;
+  auto points = [](const std::string& p) {
+    auto j = nlohmann::json::parse(slurp(p));
+    for (auto& pt : j["points"])
+      for (const char* k : {"wall_seconds", "router_cycles_per_second", "simulator"}) pt.erase(k);
+    return j;
+  };
+  EXPECT_EQ(points(lim).dump(), points(free).dump());
+}
+
 // A failure schedule file is the same schedule as its lines given as --fail-at options:
 // same JSON result, byte for byte (host timing aside), and the failures did happen.
 TEST(Errors, FailScheduleFileEqualsFailAtOptions) {
@@ -212,4 +261,41 @@ TEST(Errors, FailScheduleFileEqualsFailAtOptions) {
   EXPECT_EQ(ja.dump(), strip(b).dump());
   EXPECT_EQ(ja["live_chips"].get<int>(), 64 - 4 - 1);
   EXPECT_EQ(ja["verified"], true);
+}
+
+// SIGINT, SIGTERM or SIGHUP during a run that writes a waveform and a JSON: the process
+// removes its temporary files (the FST writer's hierarchy file too) and ends killed by
+// that signal (a shell shows 128 + N), leaving nothing in the output directory.
+TEST(Errors, SignalRemovesTemporaryFilesAndEndsKilledByIt) {
+  struct Case {
+    int sig;
+    std::vector<std::string> outputs;  // output options, relative to the case directory
+    std::vector<std::string> temps;    // temporary files to see before signalling
+  };
+  const std::vector<Case> cases = {
+      {SIGTERM, {"--vcd", "w.vcd"}, {"w.vcd.tmp."}},
+      {SIGINT, {"--fst", "w.fst", "--json", "r.json"}, {"w.fst.tmp.", ".hier"}},
+      {SIGHUP, {"--vcd", "w.vcd", "--csv", "r.csv"}, {"w.vcd.tmp."}},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    const std::string dir = tmpdir() + "/signal" + std::to_string(k++);
+    ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+    std::vector<std::string> args = {"traffic", "--mesh", "8x8", "--warmup", "100", "--cycles", "5000000", "-q"};
+    for (size_t i = 0; i < c.outputs.size(); ++i) args.push_back(i % 2 ? dir + "/" + c.outputs[i] : c.outputs[i]);
+    const pid_t pid = start_bin(args, tmpdir() + "/signal.out", tmpdir() + "/signal.err");
+    ASSERT_GT(pid, 0);
+    const bool started = wait_for([&] {
+      for (const std::string& t : c.temps)
+        if (files_named(dir, t).empty()) return false;
+      return true;
+    }, 30);
+    EXPECT_TRUE(started) << "signal " << c.sig << ": no temporary file appeared";
+    kill(pid, c.sig);
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == c.sig)
+        << "signal " << c.sig << ": wait status " << st << "\n" << slurp(tmpdir() + "/signal.err");
+    EXPECT_TRUE(dir_empty(dir)) << "signal " << c.sig << " left files in " << dir;
+  }
 }

@@ -1,10 +1,12 @@
 // The paper report (sim/paper_report.cpp) and its availability Monte Carlo
 // (sim/availability.cpp): closed forms the Monte Carlo must reproduce, determinism, the
 // linear fit, bad input, and `faultmesh report paper --quick` end to end with its tables
-// checked against the run JSONs it wrote.
+// and fits checked against the run JSONs its allreduce processes wrote and a fit done
+// in the test.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -163,10 +165,41 @@ TEST(ReportPaper, BadInputExits2) {
   }
 }
 
-// The whole pipeline on the quick machines: files written, every simulated row's time
-// equals its JSON, and its slowdown equals time / time of the fault-free ft2d JSON of
-// the same machine and size, recomputed here; the fits reproduce the simulated points
-// they came from within their stated residual.
+// Least squares of y = a + b x by the normal equations in raw sums (the code centres
+// its sums first), with the rms and the largest relative residual: the test's own fit.
+struct Fit {
+  double a = 0, b = 0, rms = 0, max_rel = 0;
+};
+Fit least_squares(const std::vector<std::pair<double, double>>& p) {
+  const double n = (double)p.size();
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [x, y] : p) sx += x, sy += y, sxx += x * x, sxy += x * y;
+  Fit f;
+  f.b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  f.a = (sy - f.b * sx) / n;
+  double ss = 0;
+  for (const auto& [x, y] : p) {
+    const double r = y - (f.a + f.b * x);
+    ss += r * r;
+    f.max_rel = std::max(f.max_rel, std::fabs(r / y));
+  }
+  f.rms = std::sqrt(ss / n);
+  return f;
+}
+
+// A printed number equals `want` to the printed precision (`decimals`).
+void expect_printed(const std::string& cell, double want, int decimals, const std::string& where) {
+  EXPECT_NEAR(std::stod(cell), want, 0.5 * std::pow(10.0, -decimals) + 1e-9 * std::fabs(want))
+      << where << ": printed " << cell << ", expected " << want;
+}
+
+// The whole pipeline on the quick machines: files written; every row of the simulated
+// runs table against the run's own JSON (written by its allreduce process): machine,
+// algorithm, bytes and fault case from its configuration, cycles, time, bus bandwidth,
+// participants, live chips, and the slowdown recomputed from the fault-free ft2d JSON;
+// paper_data.json's runs against the same JSONs; and every fit, in paper_data.json and
+// in the fits table, against a least-squares fit done here of the points read from the
+// run JSONs.
 TEST(ReportPaper, QuickEndToEnd) {
   char tmpl[] = "/tmp/fm_report_XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -176,57 +209,110 @@ TEST(ReportPaper, QuickEndToEnd) {
   for (const char* f : {"/results.md", "/paper_data.json", "/img/heatmap_before.png", "/img/heatmap_after.png",
                         "/img/availability.png", "/img/slowdown_16x16_mesh.png", "/img/slowdown_8x16_torus.png"})
     EXPECT_EQ(access((dir + f).c_str(), R_OK), 0) << f;
+  auto run_json = [&](const std::string& file) { return nlohmann::json::parse(slurp(dir + "/runs/" + file)); };
+  // The fault case a run's configuration describes (the mid case: a --fail-at).
+  auto case_of = [](const nlohmann::json& cfg, int board_w, int board_h) -> std::string {
+    const auto& b = cfg["fail-board"];
+    if (!cfg["fail-at"].empty()) return "board_mid";
+    if (!cfg["fail-link"].empty()) return "one_link";
+    if (b.size() == 2) return "two_boards";
+    if (b.empty()) return "faultfree";
+    const std::string at = b[0].get<std::string>();
+    const int x = std::stoi(at), y = std::stoi(at.substr(at.find(',') + 1));
+    if (x == 0 && y == 0) return "board_corner";
+    if (x == board_w / 2 && y == 0) return "board_edge";
+    if (x == board_w / 2 && y == board_h / 2) return "board_centre";
+    return "?";
+  };
   const std::string md = slurp(dir + "/results.md");
   std::istringstream in(md);
-  std::string line;
-  bool in_runs = false;
-  int rows = 0, checked_slow = 0;
+  std::string line, section;
+  int rows = 0, fit_rows = 0;
   std::map<std::string, int> algos;
+  // Per (machine|case|algo): the (bytes, time_us) points of the run JSONs.
+  std::map<std::string, std::vector<std::pair<double, double>>> pts;
+  std::map<std::string, Fit> fits;
   while (std::getline(in, line)) {
-    if (line.rfind("## ", 0) == 0) in_runs = line == "## Simulated runs";
-    if (!in_runs || line.rfind("| ", 0) != 0 || line.rfind("| machine", 0) == 0) continue;
+    if (line.rfind("## ", 0) == 0) section = line;
+    if (line.rfind("| ", 0) != 0 || line.rfind("| machine", 0) == 0) continue;
     const auto v = cells(line);
-    ASSERT_EQ(v.size(), 10u) << line;
-    ASSERT_NE(v[4], "failed") << line;  // every quick run completes
-    ++rows;
-    ++algos[v[2]];
-    const nlohmann::json j = nlohmann::json::parse(slurp(dir + "/runs/" + v[9]));
-    const double t = j["time_us"].get<double>();
-    EXPECT_NEAR(std::stod(v[5]), t, 0.0005 + 1e-9 * t) << line;
-    EXPECT_EQ(std::stoull(v[4]), j["cycles"].get<uint64_t>()) << line;
-    EXPECT_EQ(v[1], v[9].substr(v[0].size() + 1, v[1].size())) << line;
-    // The fault-free ft2d run of this machine and size, found by its name.
-    const std::string size = v[9].substr(v[9].rfind('_') + 1, v[9].size() - 5 - v[9].rfind('_') - 1);
-    const nlohmann::json ff = nlohmann::json::parse(slurp(dir + "/runs/" + v[0] + "_faultfree_ft2d_" + size + ".json"));
-    EXPECT_EQ(ff["bytes"].get<uint64_t>(), std::stoull(v[3]));
-    EXPECT_NEAR(std::stod(v[8]), t / ff["time_us"].get<double>(), 0.0005 + 1e-12) << line;
-    ++checked_slow;
-    // A failed board leaves 4 chips out; a failed link none.
-    const int dead = v[1].find("board") == std::string::npos ? 0 : v[1] == "two_boards" ? 8 : 4;
-    EXPECT_EQ(j["live_chips"].get<int>(), std::stoi(v[0]) * std::stoi(v[0].substr(v[0].find('x') + 1)) - dead) << line;
+    if (section == "## Simulated runs") {
+      ASSERT_EQ(v.size(), 10u) << line;
+      ASSERT_NE(v[4], "failed") << line;  // every quick run completes
+      ++rows;
+      ++algos[v[2]];
+      const nlohmann::json j = run_json(v[9]);
+      const nlohmann::json& cfg = j["config"];
+      const std::string mesh = cfg["mesh"].get<std::string>();
+      const int w = std::stoi(mesh), h = std::stoi(mesh.substr(mesh.find('x') + 1));
+      EXPECT_EQ(v[0], mesh + "_" + cfg["topology"].get<std::string>()) << line;
+      EXPECT_EQ(v[1], case_of(cfg, w / 2, h / 2)) << line;
+      EXPECT_EQ(v[2], j["algo"].get<std::string>()) << line;
+      EXPECT_EQ(std::stoull(v[3]), j["bytes"].get<uint64_t>()) << line;
+      EXPECT_EQ(std::stoull(v[4]), j["cycles"].get<uint64_t>()) << line;
+      const double t = j["time_us"].get<double>();
+      expect_printed(v[5], t, 3, line);
+      expect_printed(v[6], j["busbw_GBps"].get<double>(), 2, line);
+      EXPECT_EQ(std::stoi(v[7]), j["participants"].get<int>()) << line;
+      // The fault-free ft2d run of this machine and size: the one whose configuration
+      // has no fault, algorithm ft2d and these bytes.
+      const std::string stem = v[9].substr(0, v[9].size() - 5);
+      const std::string size = stem.substr(stem.rfind('_') + 1);
+      const nlohmann::json ff = run_json(v[0] + "_faultfree_ft2d_" + size + ".json");
+      EXPECT_EQ(case_of(ff["config"], w / 2, h / 2), "faultfree");
+      EXPECT_EQ(ff["algo"], "ft2d");
+      EXPECT_EQ(ff["bytes"], j["bytes"]);
+      expect_printed(v[8], t / ff["time_us"].get<double>(), 3, line);
+      // A failed board leaves 4 chips out; a failed link none.
+      const int dead = v[1].find("board") == std::string::npos ? 0 : v[1] == "two_boards" ? 8 : 4;
+      EXPECT_EQ(j["live_chips"].get<int>(), w * h - dead) << line;
+      pts[v[0] + "|" + v[1] + "|" + v[2]].push_back({j["bytes"].get<double>(), t});
+    } else if (section.rfind("## Fits", 0) == 0) {
+      ASSERT_EQ(v.size(), 8u) << line;
+      ++fit_rows;
+      const auto& p = pts[v[0] + "|" + v[1] + "|" + v[2]];
+      ASSERT_EQ(p.size(), 3u) << line;
+      const Fit f = least_squares(p);
+      fits[v[0] + "|" + v[1] + "|" + v[2]] = f;
+      expect_printed(v[3], f.a, 3, line);
+      expect_printed(v[4], f.b * (1 << 20), 3, line);
+      EXPECT_EQ(v[5], "3") << line;
+      expect_printed(v[6], f.rms, 4, line);
+      EXPECT_EQ(v[7].substr(v[7].size() - 2), " %") << line;
+      expect_printed(v[7].substr(0, v[7].size() - 2), 100 * f.max_rel, 2, line);
+    }
   }
   // 4 machines x 6 cases x 3 algorithms x 3 sizes (7 cases once --fail-at exists).
   EXPECT_TRUE(rows == 4 * 6 * 3 * 3 || rows == 4 * 7 * 3 * 3) << rows;
-  EXPECT_EQ(checked_slow, rows);
   EXPECT_EQ(algos["ft2d"], rows / 3);
+  EXPECT_EQ(fit_rows, rows / 3);
   // The mid-allreduce case is either run or declared unavailable, never invented.
   const bool mid = md.find("board_mid") != std::string::npos && rows == 4 * 7 * 3 * 3;
   if (!mid) {
     EXPECT_NE(md.find("**Not yet available.**"), std::string::npos);
   }
-  // Fits: the line through the simulated points is within its stated residual of each.
+  // paper_data.json: its runs are the run JSONs' numbers, its fits the fits done here.
   const nlohmann::json data = nlohmann::json::parse(slurp(dir + "/paper_data.json"));
-  std::map<std::string, std::vector<std::pair<double, double>>> pts;
-  for (const auto& r : data["runs"])
-    pts[r["machine"].get<std::string>() + "|" + r["case"].get<std::string>() + "|" + r["algo"].get<std::string>()]
-        .push_back({r["bytes"].get<double>(), r["time_us"].get<double>()});
-  ASSERT_FALSE(data["fits"].empty());
+  ASSERT_EQ((int)data["runs"].size(), rows);
+  for (const auto& r : data["runs"]) {
+    const nlohmann::json j = run_json(r["run"].get<std::string>() + ".json");
+    EXPECT_EQ(r["bytes"], j["bytes"]) << r;
+    EXPECT_EQ(r["time_us"], j["time_us"]) << r;
+    EXPECT_EQ(r["algo"], j["algo"]) << r;
+  }
+  ASSERT_EQ((int)data["fits"].size(), fit_rows);
   for (const auto& f : data["fits"]) {
-    const auto& p = pts[f["machine"].get<std::string>() + "|" + f["case"].get<std::string>() + "|" + f["algo"].get<std::string>()];
-    ASSERT_EQ(p.size(), 3u);
-    for (const auto& [x, y] : p)
-      EXPECT_LE(std::fabs(f["a_us"].get<double>() + f["b_us_per_byte"].get<double>() * x - y),
-                f["max_rel"].get<double>() * y * (1 + 1e-9) + 1e-9);
+    const std::string key = f["machine"].get<std::string>() + "|" + f["case"].get<std::string>() + "|" +
+                            f["algo"].get<std::string>();
+    ASSERT_EQ(fits.count(key), 1u) << key;
+    const Fit& mine = fits[key];
+    const double t_max = std::max_element(pts[key].begin(), pts[key].end())->second;
+    // Both fits in double precision: equal to rounding, relative to the times fitted.
+    EXPECT_NEAR(f["a_us"].get<double>(), mine.a, 1e-9 * t_max) << key;
+    EXPECT_NEAR(f["b_us_per_byte"].get<double>(), mine.b, 1e-9 * mine.b + 1e-15) << key;
+    EXPECT_NEAR(f["rms_us"].get<double>(), mine.rms, 1e-9 * t_max) << key;
+    EXPECT_NEAR(f["max_rel"].get<double>(), mine.max_rel, 1e-9) << key;
+    EXPECT_EQ(f["n"], 3) << key;
   }
   // Availability: both policies on each 1024-chip-like (largest) machine, goodputs in (0, 1].
   ASSERT_EQ(data["availability"].size(), 6u);  // 2 topologies x (a), (b), (b')

@@ -2,6 +2,7 @@
 // hand, bad specs and unreachable Slurm get one clear line and exit 2 before anything
 // runs, a local sweep's rows match standalone runs of the same points, reruns skip
 // complete points and redo half-written ones, a failed point does not stop the rest,
+// a signal stops the running points and a resumed sweep equals an uninterrupted one,
 // and plot draws the figures. The real-Slurm comparison is tests/slurm/ (label slurm).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -215,6 +216,71 @@ TEST(Sweep, LocalRowsMatchStandaloneRunsAndRerunsResume) {
   const Outcome clash = run("sweep " + other + " --out " + dir);
   EXPECT_EQ(clash.code, 2);
   EXPECT_NE(clash.err.find("holds a different sweep"), std::string::npos) << clash.err;
+}
+
+// SIGTERM to the parent mid-sweep: the running points are stopped with it (none is left
+// running), no temporary file is left, and the sweep ends killed by SIGTERM. A rerun
+// resumes (the points finished before the signal are skipped) and collects results
+// byte-identical to those of an uninterrupted sweep of the same spec.
+TEST(Sweep, SignalStopsRunningPointsAndAResumeGivesTheSameResults) {
+  // Points of about 0.5-1 s each, so the signal lands with points running.
+  const std::string spec = write_spec("signal.ini",
+                                      "command = traffic\n[base]\nmesh = 16x16\nrate = 0.2\nwarmup = 100\n"
+                                      "cycles = 5000\n[axes]\nseed = 1,2,3,4,5,6\n");
+  const std::string whole = tmpdir() + "/signal_whole", cut = tmpdir() + "/signal_cut";
+  const Outcome w = run("sweep " + spec + " --out " + whole + " --jobs 2");
+  ASSERT_EQ(w.code, 0) << w.err;
+
+  const pid_t pid = start_bin({"sweep", spec, "--out", cut, "--jobs", "2"}, tmpdir() + "/signal_cut.out",
+                              tmpdir() + "/signal_cut.err");
+  ASSERT_GT(pid, 0);
+  std::vector<pid_t> points;  // the point processes running when the signal is sent
+  const bool mid = wait_for([&] {
+    points = children_of(pid);
+    return points.size() == 2 && !files_named(cut + "/points", "status.json").empty();
+  }, 60);
+  ASSERT_TRUE(mid) << "never saw a finished point with two others running";
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) << "wait status " << st;
+  for (pid_t p : points) {
+    EXPECT_FALSE(running(p)) << "point process " << p << " outlived the sweep";
+    if (running(p)) kill(p, SIGKILL);  // do not leave it writing into the directory
+  }
+  EXPECT_EQ(files_named(cut, ".tmp.").size(), 0u);
+  const size_t finished = files_named(cut + "/points", "status.json").size();
+  EXPECT_GE(finished, 1u);
+  EXPECT_LT(finished, 6u);
+  EXPECT_FALSE(exists(cut + "/results.csv"));
+
+  const Outcome r = run("sweep " + spec + " --out " + cut + " --jobs 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(std::to_string(finished) + " of 6 points already complete"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(cut + "/results.csv"), slurp(whole + "/results.csv"));
+  EXPECT_EQ(slurp(cut + "/results.jsonl"), slurp(whole + "/results.jsonl"));
+}
+
+// SIGINT to latency-sweep while its points (forked children) run: they end with it,
+// and neither the JSON nor a temporary file is left.
+TEST(Sweep, LatencySweepSignalStopsItsPoints) {
+  const std::string dir = tmpdir() + "/latency_signal";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  const pid_t pid = start_bin({"latency-sweep", "--mesh", "16x16", "--warmup", "100", "--cycles", "200000",
+                               "--rates", "0.1,0.2", "--jobs", "2", "--json", dir + "/l.json"},
+                              tmpdir() + "/latency_signal.out", tmpdir() + "/latency_signal.err");
+  ASSERT_GT(pid, 0);
+  std::vector<pid_t> points;
+  ASSERT_TRUE(wait_for([&] { return (points = children_of(pid)).size() == 2; }, 30));
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT) << "wait status " << st;
+  for (pid_t p : points) {
+    EXPECT_FALSE(running(p)) << "point process " << p << " outlived latency-sweep";
+    if (running(p)) kill(p, SIGKILL);
+  }
+  EXPECT_EQ(files_named(dir, "").size(), 0u) << "files left in " << dir;
 }
 
 TEST(Sweep, FailedPointIsReportedAndDoesNotStopTheRest) {

@@ -1081,16 +1081,15 @@ void single_ring(ScheduleBuilder& b, const RingSpec& spec, uint32_t words, uint3
   emit(b, jobs, false, b.phase("all-gather"), chunk);
 }
 
-}  // namespace
-
-Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
+// The whole construction, into `b` (a storing or a counting builder): build_schedule
+// and count_transfers share it, so the count is the schedule's, whatever the algorithm.
+void construct(const FaultSet& f, const AlgoParams& p, ScheduleBuilder& b) {
   if (p.words < 1) throw ConfigError("allreduce size: words must be >= 1 (got 0)");
   if (p.chunk_words < 1) throw ConfigError("allreduce chunk: chunk words must be >= 1 (got 0)");
   const std::string cut_off = f.connectivity();
   if (!cut_off.empty()) throw ConfigError("allreduce needs the live chips connected: " + cut_off);
   const Topology2D& t = f.topology();
   const int W = t.width(), H = t.height();
-  ScheduleBuilder b(t.chips(), p.words);
   const uint32_t S = p.words, cw = p.chunk_words;
 
   if (p.algo == Algo::TwoD && f.live_chips() < t.chips())
@@ -1168,7 +1167,7 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
     }
     for (ChipId c : s.cyc) s.cols.push_back({c});
     if (s.cyc.size() >= 2) single_ring(b, s, S, cw);
-    return b.finish();
+    return;
   }
 
   // The 2-D family.
@@ -1288,7 +1287,20 @@ Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
       }
     }
   }
+}
+
+}  // namespace
+
+Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
+  ScheduleBuilder b(f.topology().chips(), p.words);
+  construct(f, p, b);
   return b.finish();
+}
+
+uint64_t count_transfers(const FaultSet& f, const AlgoParams& p) {
+  ScheduleBuilder b(f.topology().chips(), p.words, /*count_only=*/true);
+  construct(f, p, b);
+  return b.added();
 }
 
 ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,

@@ -25,7 +25,7 @@
 
 namespace fm::coll {
 
-ScheduleBuilder::ScheduleBuilder(int chips, uint32_t words) {
+ScheduleBuilder::ScheduleBuilder(int chips, uint32_t words, bool count_only) : count_only_(count_only) {
   s_.words = words;
   s_.participant.assign(chips, 0);
 }
@@ -46,6 +46,8 @@ void ScheduleBuilder::add(ChipId src, ChipId dst, uint32_t offset, uint32_t len,
   if (src == dst || src >= s_.participant.size() || dst >= s_.participant.size() ||
       (uint64_t)offset + len > s_.words)
     throw std::logic_error("ScheduleBuilder::add: bad transfer");
+  ++added_;
+  if (count_only_) return;
   Xfer x;
   x.src = src;
   x.dst = dst;
@@ -87,6 +89,7 @@ void to_csr(size_t n, std::vector<std::pair<uint32_t, uint32_t>>& pairs,
 }  // namespace
 
 Schedule ScheduleBuilder::finish() {
+  if (count_only_) throw std::logic_error("ScheduleBuilder::finish: a counting builder holds no transfers");
   const size_t n = s_.xfers.size();
   const size_t chips = s_.participant.size();
   // Per chip, the transfers touching it, in list order (counting sort).

@@ -55,15 +55,20 @@ struct Schedule {
 // Collects transfers in sequential-semantics order and derives the dependencies.
 class ScheduleBuilder {
  public:
-  ScheduleBuilder(int chips, uint32_t words);
+  // count_only: add() checks and counts transfers but stores none (finish() must not be
+  // called): the transfer count of a schedule in O(chips) memory (count_transfers).
+  ScheduleBuilder(int chips, uint32_t words, bool count_only = false);
   void set_participant(ChipId c, bool on);
   // Returns the phase index (creating the phase on first use of `name`).
   int phase(const std::string& name);
   void add(ChipId src, ChipId dst, uint32_t offset, uint32_t len, bool reduce, int phase);
   Schedule finish();  // computes the dependency lists; the builder is spent
+  uint64_t added() const { return added_; }  // transfers added so far
 
  private:
   Schedule s_;
+  bool count_only_ = false;
+  uint64_t added_ = 0;
 };
 
 // The initial value of word i of chip c's buffer in --verify mode and in the reference
