@@ -72,6 +72,7 @@ MemoryEstimate estimate_allreduce_memory(const Config& c, const FaultSet& f, boo
   p.words = (uint32_t)((c.coll.bytes + fb - 1) / fb);
   p.chunk_words = (uint32_t)(c.coll.chunk_bytes / fb);
   p.slices = c.coll.slices;
+  p.line = c.coll.line;
   MemoryEstimate e = estimate_network_memory(c.net);
   add_collective_memory(c, coll::count_transfers(f, p), verify, &e);
   return e;
