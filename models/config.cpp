@@ -1,5 +1,8 @@
 #include "models/config.h"
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <sstream>
 
 namespace fm {
@@ -74,6 +77,14 @@ bool parse_pattern(const std::string& s, Pattern* out) {
   }
   if (s == "neighbor") { *out = Pattern::Neighbour; return true; }
   return false;
+}
+
+void open_input_file(const std::string& path, const std::string& what, std::ifstream* in) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw ConfigError(what + ": is a directory, expected a file");
+  in->open(path);
+  if (!*in) throw ConfigError(what + ": cannot read the file");
 }
 
 namespace {

@@ -136,8 +136,8 @@ void collective_from(const po::variables_map& vm, Config* c) {
   };
   if (vm.count("fail-schedule")) {
     const std::string path = str("fail-schedule");
-    std::ifstream in(path);
-    if (!in) throw UsageError("--fail-schedule " + path + ": cannot read the file");
+    std::ifstream in;
+    open_input_file(path, "--fail-schedule " + path, &in);
     std::string line;
     for (int no = 1; std::getline(in, line); ++no) {
       if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);

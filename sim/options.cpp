@@ -235,8 +235,8 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     }
     if (vm->count("config")) {
       const std::string f = (*vm)["config"].as<std::string>();
-      std::ifstream in(f);
-      if (!in) throw UsageError("--config " + f + ": cannot read the file");
+      std::ifstream in;
+      open_input_file(f, "--config " + f, &in);
       po::store(po::parse_config_file(in, desc, false), *vm);
     }
     po::notify(*vm);
