@@ -33,7 +33,13 @@ int cmd_allreduce(const std::vector<std::string>& args);
 
 // Writes `text` to `path` atomically (temporary file + rename); throws UsageError.
 void write_file_atomic(const std::string& path, const std::string& text);
-// Throws UsageError unless a file can be created at `path` (checked before a run).
+// Throws UsageError unless a file can be created at `path` (checked before a run):
+// check_path_value, then not a directory, and its directory exists and is writable.
 void check_writable(const std::string& path, const char* option);
+// The value of an output path option (`what`: "a file path", "a directory"): throws
+// UsageError for an empty value and for one that starts with '-'. Boost takes the word
+// after an option as its value whatever it is, so `--json --quiet` wrote a file named
+// --quiet (and dropped -q); a file of such a name can still be given as ./-name.
+void check_path_value(const std::string& path, const char* option, const char* what);
 
 }  // namespace fm

@@ -3,6 +3,7 @@
 #include "models/fault/fault_set.h"
 #include "models/memory.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -97,9 +98,19 @@ bool parse_bytes(const std::string& s, uint64_t* out) {
   return true;
 }
 
+void check_path_value(const std::string& path, const char* option, const char* what) {
+  if (path.empty()) throw UsageError(std::string(option) + " '': expected " + what + ", got an empty value");
+  if (path[0] == '-')
+    throw UsageError(std::string(option) + " " + path + ": expected " + what +
+                     ", got what looks like an option (a path that starts with '-': write ./" + path + ")");
+}
+
 void check_writable(const std::string& path, const char* option) {
-  if (path.empty() || path.back() == '/')
-    throw UsageError(std::string(option) + " '" + path + "': expected a file path");
+  check_path_value(path, option, "a file path");
+  if (path.back() == '/') throw UsageError(std::string(option) + " " + path + ": expected a file path, not a directory");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError(std::string(option) + " " + path + ": is a directory, expected a file path");
   const std::string d = dir_of(path);
   if (access(d.c_str(), W_OK) != 0)
     throw UsageError(std::string(option) + " " + path + ": directory '" + d +
@@ -323,8 +334,9 @@ Outputs outputs_from(const po::variables_map& vm) {
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("quiet")) o.quiet = vm["quiet"].as<bool>();
-  if (!o.json.empty()) check_writable(o.json, "--json");
-  if (!o.csv.empty()) check_writable(o.csv, "--csv");
+  // Given at all (an empty value too): "" would otherwise mean no file, silently.
+  if (vm.count("json")) check_writable(o.json, "--json");
+  if (vm.count("csv")) check_writable(o.csv, "--csv");
   return o;
 }
 

@@ -484,6 +484,7 @@ int cmd_plot(const std::vector<std::string>& args) {
   }
   if (!vm.count("dir")) throw UsageError("no sweep directory given: faultmesh plot DIR --out PLOTDIR");
   const std::string dir = vm["dir"].as<std::string>();
+  if (vm.count("out")) check_path_value(vm["out"].as<std::string>(), "--out", "a directory");
   // A single result file (e.g. faultmesh allreduce --json F): its link-utilization heatmap.
   if (dir.size() > 5 && dir.compare(dir.size() - 5, 5, ".json") == 0) {
     const Json res = read_json_file(dir);

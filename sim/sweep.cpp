@@ -490,6 +490,7 @@ int report(const SweepDir& sd, const Tally& t, int ran_now) {
 }  // namespace
 
 void make_dirs(const std::string& path, const char* option) {
+  check_path_value(path, option, "a directory");
   std::string cur;
   std::istringstream in(path);
   std::string part;
@@ -547,6 +548,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   if (!vm.count("out")) throw UsageError("--out DIR is required (the sweep directory)");
   const std::string out = vm["out"].as<std::string>();
+  check_path_value(out, "--out", "a directory");
   if (vm.count("run-point")) return run_point_task(out, vm["run-point"].as<int>());
   if (!vm.count("spec")) throw UsageError("no sweep spec given: faultmesh sweep SPEC --out DIR");
   const std::string backend = vm["backend"].as<std::string>();
