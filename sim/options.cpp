@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -231,6 +232,37 @@ std::string po_error_text(const po::error& e) {
   return copy.what();
 }
 
+std::vector<std::string> take_arguments(po::parsed_options* parsed, size_t takes, const std::string& usage) {
+  std::vector<po::option>& opts = parsed->options;
+  auto is_word = [](const po::option& o) { return o.string_key.empty() && o.position_key >= 0; };
+  for (size_t i = 0; i + 1 < opts.size(); ++i) {
+    const po::option_description* d =
+        parsed->description && !is_word(opts[i]) ? parsed->description->find_nothrow(opts[i].string_key, false) : nullptr;
+    const bool implicit = d && d->semantic()->min_tokens() == 0 && d->semantic()->max_tokens() > 0;
+    if (implicit && opts[i].value.empty() && is_word(opts[i + 1])) {
+      opts[i].value = opts[i + 1].value;
+      opts[i].original_tokens.push_back(opts[i + 1].value.front());
+      opts.erase(opts.begin() + (long)i + 1);
+    }
+  }
+  std::vector<std::string> words;
+  for (size_t i = 0; i < opts.size(); ++i) {
+    if (!is_word(opts[i])) continue;
+    const std::string w = opts[i].value.empty() ? "" : opts[i].value.front();
+    if (words.size() == takes) {
+      std::string after;  // the option before, when it took a value: "--bytes 64" before "KiB"
+      if (i > 0 && !is_word(opts[i - 1]) && !opts[i - 1].value.empty())
+        for (const std::string& t : opts[i - 1].original_tokens) after += (after.empty() ? "" : " ") + t;
+      throw UsageError("unexpected argument '" + w + "'" +
+                       (after.empty() ? "" : " after '" + after + "' (an option's value is one word)") +
+                       (usage.empty() ? "" : "; usage: " + usage));
+    }
+    words.push_back(w);
+  }
+  opts.erase(std::remove_if(opts.begin(), opts.end(), is_word), opts.end());
+  return words;
+}
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const std::string& usage, po::variables_map* vm) {
   po::options_description all;
@@ -239,7 +271,10 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     ("config", po::value<std::string>(), "INI config file: option = value per line (command line wins)")
     ("help,h", "show this help");
   try {
-    po::store(po::command_line_parser(args).options(all).run(), *vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(all).run();
+    const std::string first_line = usage.substr(0, usage.find('\n'));
+    take_arguments(&parsed, 0, first_line.rfind("usage: ", 0) == 0 ? first_line.substr(7) : first_line);
+    po::store(parsed, *vm);
     if (vm->count("help")) {
       std::cout << usage << "\n" << all << "\n";
       return false;

@@ -406,7 +406,9 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("help,h", "show this help");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(d).run(), vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(d).run();
+    take_arguments(&parsed, 0, "faultmesh report paper [options]");
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(po_error_text(e) + " (see faultmesh report paper --help)");
