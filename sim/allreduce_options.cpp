@@ -33,9 +33,9 @@ po::options_description collective_options() {
      "2-D family: the buffer cut into N slices run one after another, 1..64, so a "
      "slice's later phases (and ft2d's fold) overlap the next slice's rings (auto: 4, "
      "for 2d, shrink and ft2d alike)")
-    ("verify", po::value<std::string>()->default_value("auto"),
+    ("verify", po::value<std::string>()->default_value("auto")->implicit_value("on"),
      "on | off | auto: flits carry data words and every chip's sum is checked "
-     "(auto: on when all chips' words fit in 1 GiB)")
+     "(auto: on when all chips' words fit in 1 GiB); --verify alone: on")
     ("packet-words", po::value<int>()->default_value(d.chip.packet_words),
      "data flits per packet, 1..1024 (plus one header flit)")
     ("send-order", po::value<std::string>()->default_value("schedule"),

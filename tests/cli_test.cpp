@@ -187,3 +187,34 @@ TEST(Cli, LatencySweepFindsSaturation) {
   EXPECT_LE(thr, sat + 1e-9);
   EXPECT_GE(js["points"].size(), 2u);
 }
+
+// --verify alone, as users type it, means on (it took the next word as its value:
+// --verify --json F was "--verify --json: allowed on | off | auto"); the explicit
+// values keep working, after a space or '='.
+TEST(Cli, VerifyAloneMeansOn) {
+  struct Case {
+    std::string verify, want;
+    bool checked;  // auto checks this small run too
+  };
+  const std::vector<Case> cases = {{"--verify", "on", true},
+                                   {"--verify off", "off", false},
+                                   {"--verify=off", "off", false},
+                                   {"--verify on", "on", true},
+                                   {"--verify auto", "auto", true}};
+  for (const Case& c : cases) {
+    const std::string j = tmpdir() + "/verify.json";
+    std::remove(j.c_str());
+    // The switch before another option, and last on the line.
+    for (const std::string& args : {"allreduce --mesh 4x4 --bytes 64KiB " + c.verify + " -q --json " + j,
+                                    "allreduce --mesh 4x4 --bytes 64KiB -q --json " + j + " " + c.verify}) {
+      const Outcome r = run(args);
+      ASSERT_EQ(r.code, 0) << args << "\n" << r.err;
+      const auto js = nlohmann::json::parse(slurp(j));
+      EXPECT_EQ(js["config"]["verify"], c.want) << args;
+      EXPECT_EQ(js["verified"].is_boolean(), c.checked) << args;
+    }
+  }
+  const Outcome bad = run("allreduce --mesh 4x4 --bytes 64KiB --verify yes");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--verify yes: allowed on | off | auto"), std::string::npos) << bad.err;
+}
