@@ -53,13 +53,13 @@ po::options_description collective_options() {
      "(@reduce-scatter-y, @all-gather-x+500: that many cycles later); repeatable (docs/faults.md)")
     ("fail-schedule", po::value<std::string>(),
      "a file of failures during the run, one --fail-at value per line, # comments (docs/faults.md)")
-    ("detect-cycles", po::value<uint64_t>()->default_value(d.recovery.detect),
+    ("detect-cycles", po::value<long long>()->default_value((long long)d.recovery.detect),
      "cycles from a failure until the neighbours report it")
-    ("drain-quiet", po::value<uint64_t>()->default_value(d.recovery.quiet),
+    ("drain-quiet", po::value<long long>()->default_value((long long)d.recovery.quiet),
      "recovery: flush the network once no flit has moved for this many cycles")
     ("restart-algo", po::value<std::string>()->default_value(coll::to_string(d.recovery.restart_algo)),
      "the algorithm the collective restarts with after a failure")
-    ("watchdog", po::value<uint64_t>()->default_value(d.run.watchdog),
+    ("watchdog", po::value<long long>()->default_value((long long)d.run.watchdog),
      "stop when no flit moves for this many cycles while work waits")
     ("max-cycles", po::value<std::string>()->default_value("auto"),
      "stop when the allreduce has not finished after this many cycles "
@@ -148,13 +148,11 @@ void collective_from(const po::variables_map& vm, Config* c) {
   }
   if (vm.count("fail-at"))
     for (const std::string& f : vm["fail-at"].as<std::vector<std::string>>()) add_timed(f, "--fail-at " + f);
-  c->recovery.detect = vm["detect-cycles"].as<uint64_t>();
-  c->recovery.quiet = vm["drain-quiet"].as<uint64_t>();
-  if (c->recovery.quiet < 8) throw UsageError("--drain-quiet must be >= 8 cycles");
+  c->recovery.detect = cycles_opt(vm, "detect-cycles", 0);
+  c->recovery.quiet = cycles_opt(vm, "drain-quiet", 8);
   if (!coll::parse_algo(str("restart-algo"), &c->recovery.restart_algo))
     throw UsageError("--restart-algo " + str("restart-algo") + ": allowed " + coll::kAlgoNames);
-  c->run.watchdog = vm["watchdog"].as<uint64_t>();
-  if (c->run.watchdog < 1) throw UsageError("--watchdog must be >= 1 cycle");
+  c->run.watchdog = cycles_opt(vm, "watchdog", 1);
   const std::string mc = str("max-cycles");
   if (mc == "auto") {
     c->run.max_cycles = 0;

@@ -60,6 +60,13 @@ po::typed_value<double>* dbl(double v) {
   return po::value<double>()->default_value(v, b);
 }
 
+std::string dir_of(const std::string& path) {
+  const auto k = path.rfind('/');
+  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
+}
+
+}  // namespace
+
 Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
   const long long v = vm[name].as<long long>();
   if (v < lo)
@@ -67,13 +74,6 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
                      std::to_string(lo) + " cycles");
   return (Cycle)v;
 }
-
-std::string dir_of(const std::string& path) {
-  const auto k = path.rfind('/');
-  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
-}
-
-}  // namespace
 
 bool parse_bytes(const std::string& s, uint64_t* out) {
   size_t pos = 0;
@@ -350,7 +350,9 @@ Config config_from(const po::variables_map& vm) {
     c.run.cycles = cycles_opt(vm, "cycles", 1);
     c.run.max_drain = cycles_opt(vm, "max-drain", 0);
     c.run.watchdog = cycles_opt(vm, "watchdog", 1);
-    c.run.seed = cycles_opt(vm, "seed", 0);
+    const long long seed = vm["seed"].as<long long>();
+    if (seed < 0) throw UsageError("--seed " + std::to_string(seed) + ": allowed a whole number >= 0");
+    c.run.seed = (uint64_t)seed;
   }
   const std::string err = validate(c);
   if (!err.empty()) throw UsageError(err);
@@ -410,20 +412,15 @@ WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net) {
   w.option = vcd ? "--vcd" : "--fst";
   w.path = vm[vcd ? "vcd" : "fst"].as<std::string>();
   check_writable(w.path, w.option.c_str());
-  auto cycle = [&](const char* name) {
-    const long long v = vm[name].as<long long>();
-    if (v < 0) throw UsageError("--" + std::string(name) + " " + std::to_string(v) + ": allowed >= 0 cycles");
-    return (Cycle)v;
-  };
-  if (vm.count("wave-from")) w.from = cycle("wave-from");
-  if (vm.count("wave-to")) w.to = cycle("wave-to");
+  if (vm.count("wave-from")) w.from = cycles_opt(vm, "wave-from", 0);
+  if (vm.count("wave-to")) w.to = cycles_opt(vm, "wave-to", 0);
   if (w.from > w.to)
     throw UsageError("--wave-from " + std::to_string(w.from) + " is after --wave-to " + std::to_string(w.to) +
                      ": the window must have --wave-from <= --wave-to");
   if (vm.count("wave-around-fault")) {
     if (vm.count("wave-from") || vm.count("wave-to"))
       throw UsageError("--wave-around-fault: give either it or --wave-from/--wave-to, not both");
-    w.around = cycle("wave-around-fault");
+    w.around = cycles_opt(vm, "wave-around-fault", 0);
   }
   if (vm.count("wave-routers")) {
     const std::string s = vm["wave-routers"].as<std::string>();
