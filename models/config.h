@@ -167,6 +167,10 @@ struct Config {
 // Checks every value and their consistency. Returns "" when valid, otherwise one line
 // naming the option (by its command-line spelling) and the allowed values.
 std::string validate(const Config& c);
+// Packet sizes of `--packet A-B` (or N = N-N) that validate() accepts, and its message's
+// allowed part ("allowed N or A-B with ..."), for the CLI to echo the text as typed.
+bool packet_sizes_ok(int min_flits, int max_flits);
+extern const char* const kPacketAllowed;
 
 const char* to_string(Topology t);
 const char* to_string(Arbiter a);

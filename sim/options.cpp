@@ -334,8 +334,11 @@ Config config_from(const po::variables_map& vm) {
     if (!parse_pattern(vm["pattern"].as<std::string>(), &t.pattern))
       throw UsageError("--pattern " + vm["pattern"].as<std::string>() + ": allowed " + kPatternNames);
     t.rate = vm["rate"].as<double>();
-    if (!parse_range(vm["packet"].as<std::string>(), &t.packet_min, &t.packet_max))
-      throw UsageError("--packet " + vm["packet"].as<std::string>() + ": expected N or A-B flits");
+    const std::string packet = vm["packet"].as<std::string>();
+    if (!parse_range(packet, &t.packet_min, &t.packet_max))
+      throw UsageError("--packet " + packet + ": expected N or A-B flits");
+    if (!packet_sizes_ok(t.packet_min, t.packet_max))  // validate() would echo "0" as "0-0"
+      throw UsageError("--packet " + packet + ": " + kPacketAllowed);
     for (const char* name : {"hotspot", "source"}) {
       if (!vm.count(name)) continue;
       for (const std::string& s : vm[name].as<std::vector<std::string>>()) {

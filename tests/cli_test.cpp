@@ -44,7 +44,7 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"traffic --pattern hotspot --hotspot 9,9", "--hotspot 9,9: outside the mesh"},
       {"traffic --pattern transpose --mesh 4x8", "needs a square mesh"},
       {"traffic --pattern bitrev --mesh 3x3", "power-of-two"},
-      {"traffic --packet 0", "--packet 0-0: allowed"},
+      {"traffic --packet 0", "--packet 0: allowed N or A-B"},
       {"traffic --packet 5-2", "--packet 5-2"},
       {"traffic --cycles 0", "--cycles 0"},
       {"traffic --cycles -5", "--cycles -5"},
