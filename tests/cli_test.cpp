@@ -218,3 +218,15 @@ TEST(Cli, VerifyAloneMeansOn) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--verify yes: allowed on | off | auto"), std::string::npos) << bad.err;
 }
+
+// The compute phase before the allreduce is no stall: the watchdog fired in it for any
+// --compute-us longer than --watchdog cycles (10,000 cycles = 6.4 us at the defaults).
+TEST(Cli, ComputeLongerThanTheWatchdogRuns) {
+  const std::string j = tmpdir() + "/compute.json";
+  const Outcome r = run("allreduce --mesh 4x4 --bytes 64KiB --compute-us 20 -q --json " + j);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto js = nlohmann::json::parse(slurp(j));
+  EXPECT_TRUE(js["ok"].get<bool>());
+  EXPECT_GT(js["cycles"].get<double>(), 0);
+  EXPECT_GT(js["step_time_us"].get<double>(), 20);
+}
