@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include "models/collective/algorithms.h"
@@ -14,6 +15,8 @@
 namespace fm {
 
 namespace {
+
+const double kMaxComputeUs = 1e7;
 
 po::options_description collective_options() {
   const Config d;
@@ -46,7 +49,8 @@ po::options_description collective_options() {
     ("reduce-bw", po::value<double>()->default_value(d.chip.reduce_gbps),
      "reduction unit throughput, GB/s of incoming data")
     ("compute-us", po::value<double>()->default_value(d.chip.compute_us),
-     "compute time of a training step before the allreduce, microseconds")
+     "compute time of a training step before the allreduce, microseconds, 0..1e7 (10 s; "
+     "simulated cycle by cycle like the allreduce)")
     ("fail-at", po::value<std::vector<std::string>>()->composing(),
      "a failure during the run: WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway], "
      "WHEN a cycle (120000), a share of the data reduced (50%) or the start of a phase "
@@ -121,8 +125,14 @@ void collective_from(const po::variables_map& vm, Config* c) {
     throw UsageError("--hbm-bytes " + str("hbm-bytes") + ": expected bytes, e.g. 32GiB");
   if (k.bytes > ch.hbm_bytes)
     throw UsageError("--bytes " + str("bytes") + " does not fit in --hbm-bytes " + str("hbm-bytes"));
+  // Up to 10 s, more than any training step's compute and within what a run can
+  // simulate (0.5 s of wall time per ms on a 4x4 mesh); 1e300 overflowed the cycle count.
   ch.compute_us = vm["compute-us"].as<double>();
-  if (!(ch.compute_us >= 0)) throw UsageError("--compute-us must be >= 0");
+  if (!(ch.compute_us >= 0 && ch.compute_us <= kMaxComputeUs)) {
+    char v[32];  // as typed, as far as a double keeps it: 10000001, 1e+300, inf
+    std::snprintf(v, sizeof v, "%.15g", ch.compute_us);
+    throw UsageError("--compute-us " + std::string(v) + ": allowed 0..1e7 microseconds (10 s)");
+  }
   // One failure of the schedule; `where` names it in errors ("--fail-at X", "FILE line N").
   auto add_timed = [&](const std::string& f, const std::string& where) {
     TimedFault t;
