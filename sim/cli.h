@@ -36,6 +36,9 @@ void write_file_atomic(const std::string& path, const std::string& text);
 // Throws UsageError unless a file can be created at `path` (checked before a run):
 // check_path_value, then not a directory, and its directory exists and is writable.
 void check_writable(const std::string& path, const char* option);
+// Whether two paths name one file: the same device and inode when both exist, else the
+// same canonical directory and name (a result file not written yet).
+bool same_file(const std::string& a, const std::string& b);
 // The value of an output path option (`what`: "a file path", "a directory"): throws
 // UsageError for an empty value and for one that starts with '-'. Boost takes the word
 // after an option as its value whatever it is, so `--json --quiet` wrote a file named

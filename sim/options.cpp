@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -105,6 +107,43 @@ void check_path_value(const std::string& path, const char* option, const char* w
     throw UsageError(std::string(option) + " " + path + ": expected " + what +
                      ", got what looks like an option (a path that starts with '-': write ./" + path + ")");
 }
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  const bool ea = stat(a.c_str(), &sa) == 0, eb = stat(b.c_str(), &sb) == 0;
+  if (ea || eb) return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  auto canonical = [](const std::string& p) {
+    char buf[PATH_MAX];
+    const std::string d = dir_of(p), name = p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1);
+    return (realpath(d.c_str(), buf) ? std::string(buf) : d) + "/" + name;
+  };
+  return canonical(a) == canonical(b);
+}
+
+namespace {
+
+// Refuses a result file that is also an input file of the run or another result file
+// (--config c.ini --json c.ini replaced the config with the JSON). Every command's
+// files go through here (parse_args); a command without one of them just skips it.
+void check_files_distinct(const po::variables_map& vm) {
+  static const char* const inputs[] = {"config", "fault-file", "fail-schedule"};
+  static const char* const outputs[] = {"json", "csv", "vcd", "fst"};
+  auto path = [&](const char* o) { return vm.count(o) ? vm[o].as<std::string>() : std::string(); };
+  for (size_t k = 0; k < std::size(outputs); ++k) {
+    const std::string out = path(outputs[k]);
+    if (out.empty()) continue;
+    for (const char* in : inputs)
+      if (!path(in).empty() && same_file(out, path(in)))
+        throw UsageError("--" + std::string(outputs[k]) + " " + out + " names the same file as --" + in + " " +
+                         path(in) + ": a result must not overwrite an input; name another file");
+    for (size_t e = 0; e < k; ++e)
+      if (!path(outputs[e]).empty() && same_file(out, path(outputs[e])))
+        throw UsageError("--" + std::string(outputs[k]) + " " + out + " names the same file as --" + outputs[e] +
+                         " " + path(outputs[e]) + ": each result needs a file of its own");
+  }
+}
+
+}  // namespace
 
 void check_writable(const std::string& path, const char* option) {
   check_path_value(path, option, "a file path");
@@ -289,6 +328,7 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
   } catch (const po::error& e) {
     throw UsageError(po_error_text(e) + " (see --help for the options and their values)");
   }
+  check_files_distinct(*vm);
   return true;
 }
 

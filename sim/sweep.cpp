@@ -563,6 +563,10 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (vm.count(o) && backend != "slurm") throw UsageError("--" + std::string(o) + ": only with --backend slurm");
 
   // Everything is validated before anything runs or is written.
+  for (const char* f : {"sweep.json", "results.csv", "results.jsonl", "slurm/job.sh", "slurm/jobs"})
+    if (same_file(specs.front(), out + "/" + f))
+      throw UsageError("sweep spec " + specs.front() + " is the sweep's own " + f + " in --out " + out +
+                       ": a result must not overwrite its spec; keep the spec elsewhere");
   const SweepSpec spec = read_sweep_spec(specs.front());
   make_dirs(out, "--out");
   SweepDir sd;

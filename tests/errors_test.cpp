@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -212,4 +213,41 @@ TEST(Errors, FailScheduleFileEqualsFailAtOptions) {
   EXPECT_EQ(ja.dump(), strip(b).dump());
   EXPECT_EQ(ja["live_chips"].get<int>(), 64 - 4 - 1);
   EXPECT_EQ(ja["verified"], true);
+}
+
+// A result file that is also an input of the run (or another result) is refused before
+// anything runs, naming both options, and the input is left as it was: the result was
+// renamed over it (--config c.ini --json c.ini replaced the config with the JSON). Not
+// table rows: each needs an input file of its own that the old behaviour overwrote.
+TEST(Errors, AResultThatIsAnInputIsRefused) {
+  const std::string d = tmpdir() + "/same";
+  ASSERT_EQ(system(("mkdir -p " + d + "/sw && cd " + d + " && ln -sf c.ini link.ini").c_str()), 0);
+  const std::map<std::string, std::string> inputs = {
+      {"c.ini", "mesh = 4x4\ncycles = 200\n"},
+      {"f.txt", "chip 1,1\n"},
+      {"s.txt", "100:chip:1,1\n"},
+      {"sw/results.csv", slurp(std::string(FAULTMESH_SOURCE_DIR) + "/tests/errors/sweep_ok.ini")}};
+  for (const auto& [name, text] : inputs) std::ofstream(d + "/" + name) << text;
+  struct Case {
+    std::string args, must_say;
+  };
+  const std::vector<Case> cases = {
+      {"traffic --config c.ini -q --json ./c.ini",
+       "--json ./c.ini names the same file as --config c.ini: a result must not overwrite an input"},
+      {"traffic --config c.ini --fault-file f.txt -q --csv f.txt", "--csv f.txt names the same file as --fault-file f.txt"},
+      {"allreduce --mesh 4x4 --bytes 64KiB --fail-schedule s.txt -q --json s.txt",
+       "--json s.txt names the same file as --fail-schedule s.txt"},
+      {"traffic --config link.ini -q --vcd c.ini", "--vcd c.ini names the same file as --config link.ini"},
+      {"traffic --config c.ini -q --json new.x --csv ../same/new.x",
+       "--csv ../same/new.x names the same file as --json new.x: each result needs a file of its own"},
+      {"sweep sw/results.csv --out sw", "sweep spec sw/results.csv is the sweep's own results.csv in --out sw"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = run(c.args, "cd " + d + " &&");
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.err;
+    EXPECT_EQ(o.err.rfind("faultmesh: error: ", 0), 0u) << c.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.must_say), std::string::npos) << c.args << "\n" << o.err;
+    EXPECT_FALSE(exists(d + "/new.x")) << c.args;
+    for (const auto& [name, text] : inputs) EXPECT_EQ(slurp(d + "/" + name), text) << c.args << ": " << name;
+  }
 }
