@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "models/config.h"
+#include "tb/result_file.h"
 
 namespace fm {
 
 // Exit codes of every subcommand.
-enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitRunFailed = 3 };
+// kExitWriteFailed: a result could not be written (WriteError, tb/result_file.h).
+enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitRunFailed = 3, kExitWriteFailed = 4 };
 
 // Thrown for bad input; the message is one line naming the option and allowed values.
 using UsageError = ConfigError;
@@ -31,7 +33,8 @@ int cmd_routes(const std::vector<std::string>& args);
 int cmd_cosim(const std::vector<std::string>& args);
 int cmd_allreduce(const std::vector<std::string>& args);
 
-// Writes `text` to `path` atomically (temporary file + rename); throws UsageError.
+// Writes `text` to `path` atomically (temporary file + rename, result_temp_path); throws
+// WriteError when it cannot, with the temporary file removed.
 void write_file_atomic(const std::string& path, const std::string& text);
 // Throws UsageError unless a file can be created at `path` (checked before a run):
 // check_path_value, then not a directory, and its directory exists and is writable.

@@ -151,6 +151,10 @@ void check_writable(const std::string& path, const char* option) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw UsageError(std::string(option) + " " + path + ": is a directory, expected a file path");
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {  // a device or pipe, written in place
+    if (access(path.c_str(), W_OK) != 0) throw UsageError(std::string(option) + " " + path + ": not writable");
+    return;
+  }
   const std::string d = dir_of(path);
   if (access(d.c_str(), W_OK) != 0)
     throw UsageError(std::string(option) + " " + path + ": directory '" + d +

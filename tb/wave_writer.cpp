@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "models/config.h"
+#include "tb/result_file.h"
 
 extern "C" {
 #include "fstapi.h"
@@ -16,14 +18,12 @@ namespace fm {
 
 namespace {
 
-std::string temp_name(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
-
 // VCD (IEEE 1364 section 18) written directly: identifiers are short base-94 codes,
 // 1-bit values as "0!", vectors as "b1010 !" without leading zeros.
 class VcdWriter : public WaveWriter {
  public:
   VcdWriter(const std::string& path, const std::string& option, const std::string& comment)
-      : path_(path), tmp_(temp_name(path)) {
+      : path_(path), tmp_(result_temp_path(path)) {
     f_ = std::fopen(tmp_.c_str(), "wb");
     if (!f_) throw ConfigError(option + " " + path + ": cannot create the file");
     std::setvbuf(f_, nullptr, _IOFBF, 1 << 16);
@@ -82,19 +82,19 @@ class VcdWriter : public WaveWriter {
   void close() override {
     if (!f_) return;
     if (in_dumpvars_) std::fputs("$end\n", f_);
+    errno = 0;
     const bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
-    std::fclose(f_);
+    const int err = errno ? errno : EIO;  // ferror() after an earlier failed fprintf
+    const bool closed = std::fclose(f_) == 0;
     f_ = nullptr;
-    if (!ok || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_.c_str());
-      throw ConfigError("cannot write " + path_);
-    }
+    if (!ok || !closed) fail(ok ? errno : err);
+    if (tmp_ != path_ && std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(errno);
   }
   void abort() override {
     if (!f_) return;
     std::fclose(f_);
     f_ = nullptr;
-    std::remove(tmp_.c_str());
+    if (tmp_ != path_) std::remove(tmp_.c_str());
   }
 
  private:
@@ -103,6 +103,11 @@ class VcdWriter : public WaveWriter {
   std::vector<std::string> codes_;
   std::vector<int> widths_;
   bool first_time_ = true, in_dumpvars_ = false;
+
+  [[noreturn]] void fail(int err) {
+    if (tmp_ != path_) std::remove(tmp_.c_str());
+    throw WriteError(path_, err);
+  }
 };
 
 // FST through gtkwave's fstapi (the copy Verilator ships): compressed, indexed, opens
@@ -110,13 +115,13 @@ class VcdWriter : public WaveWriter {
 class FstWriter : public WaveWriter {
  public:
   FstWriter(const std::string& path, const std::string& option, const std::string& comment)
-      : path_(path), tmp_(temp_name(path)) {
+      : path_(path), tmp_(result_temp_path(path)) {
     // fstWriterCreate does not report every failure; check the directory first.
     if (std::FILE* probe = std::fopen(tmp_.c_str(), "wb")) std::fclose(probe);
     else throw ConfigError(option + " " + path + ": cannot create the file");
     ctx_ = fstWriterCreate(tmp_.c_str(), 1);
     if (!ctx_) {
-      std::remove(tmp_.c_str());
+      if (tmp_ != path_) std::remove(tmp_.c_str());
       throw ConfigError(option + " " + path + ": cannot create the file");
     }
     fstWriterSetPackType(ctx_, FST_WR_PT_LZ4);
@@ -152,18 +157,19 @@ class FstWriter : public WaveWriter {
   }
   void close() override {
     if (!ctx_) return;
-    fstWriterClose(ctx_);
+    fstWriterClose(ctx_);  // reports no error of its own
     ctx_ = nullptr;
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    if (tmp_ != path_ && std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      const int err = errno;
       std::remove(tmp_.c_str());
-      throw ConfigError("cannot write " + path_);
+      throw WriteError(path_, err);
     }
   }
   void abort() override {
     if (!ctx_) return;
     fstWriterClose(ctx_);
     ctx_ = nullptr;
-    std::remove(tmp_.c_str());
+    if (tmp_ != path_) std::remove(tmp_.c_str());
   }
 
  private:

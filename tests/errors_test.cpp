@@ -4,6 +4,8 @@
 // row that names a GoogleTest test requires that test to exist in tests/. Editing the
 // table edits the tests; a message that drifts from the documentation fails.
 #include <dirent.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -249,5 +251,41 @@ TEST(Errors, AResultThatIsAnInputIsRefused) {
     EXPECT_NE(o.err.find(c.must_say), std::string::npos) << c.args << "\n" << o.err;
     EXPECT_FALSE(exists(d + "/new.x")) << c.args;
     for (const auto& [name, text] : inputs) EXPECT_EQ(slurp(d + "/" + name), text) << c.args << ": " << name;
+  }
+}
+
+// A result that cannot be written although the input was fine exits 4 with one line,
+// "faultmesh: cannot write PATH: reason", and leaves no temporary file (it exited 2,
+// "bad input"). The failure comes from a file size limit (SIGXFSZ ignored, so write()
+// fails with EFBIG; the shell's limit is in 512-byte blocks and the stderr line fits)
+// and from a full device, written in place: renaming a temporary file over a device
+// replaced it with a regular file. As root the devices are private nodes (1,7 = full,
+// 1,3 = null), so that a regression cannot replace the system's.
+TEST(Errors, ResultWriteFailureExits4AndLeavesNoTemporaryFile) {
+  const std::string d = tmpdir() + "/wfail";
+  ASSERT_EQ(system(("mkdir -p " + d).c_str()), 0);
+  const std::string base = "traffic --mesh 4x4 --cycles 200 -q ";
+  for (const std::string& out : {"--json " + d + "/r.json", "--csv " + d + "/r.csv", "--vcd " + d + "/r.vcd"}) {
+    const Outcome o = run(base + out, "ulimit -f 1; trap '' XFSZ;");
+    EXPECT_EQ(o.code, 4) << out << "\n" << o.err;
+    EXPECT_EQ(o.err, "faultmesh: cannot write " + out.substr(out.find(' ') + 1) + ": File too large\n") << out;
+    EXPECT_TRUE(dir_empty(d)) << out << ": a temporary file was left in " << d;
+  }
+  std::string full = "/dev/full", null = "/dev/null";
+  if (geteuid() == 0) {
+    full = d + "/full";
+    null = d + "/null";
+    ASSERT_EQ(mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0);
+    ASSERT_EQ(mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  }
+  const Outcome f = run(base + "--json " + full);
+  EXPECT_EQ(f.code, 4) << f.err;
+  EXPECT_EQ(f.err, "faultmesh: cannot write " + full + ": No space left on device\n");
+  const Outcome ok = run(base + "--json " + null);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  for (const std::string& dev : {full, null}) {
+    struct stat st;
+    ASSERT_EQ(stat(dev.c_str(), &st), 0) << dev;
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << dev << " is no longer a device";
   }
 }
