@@ -149,11 +149,13 @@ void check_writable(const std::string& path, const char* option) {
   check_path_value(path, option, "a file path");
   if (path.back() == '/') throw UsageError(std::string(option) + " " + path + ": expected a file path, not a directory");
   struct stat st;
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw UsageError(std::string(option) + " " + path + ": is a directory, expected a file path");
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {  // a device or pipe, written in place
-    if (access(path.c_str(), W_OK) != 0) throw UsageError(std::string(option) + " " + path + ": not writable");
-    return;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      throw UsageError(std::string(option) + " " + path + ": is a directory, expected a file path");
+    if (!S_ISREG(st.st_mode)) {  // a device or a pipe: written in place (result_temp_path)
+      if (access(path.c_str(), W_OK) != 0) throw UsageError(std::string(option) + " " + path + ": not writable");
+      return;
+    }
   }
   const std::string d = dir_of(path);
   if (access(d.c_str(), W_OK) != 0)
