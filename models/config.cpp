@@ -1,5 +1,8 @@
 #include "models/config.h"
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <sstream>
 
 namespace fm {
@@ -76,6 +79,20 @@ bool parse_pattern(const std::string& s, Pattern* out) {
   return false;
 }
 
+void open_input_file(const std::string& path, const std::string& what, std::ifstream* in) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw ConfigError(what + ": is a directory, expected a file");
+  in->open(path);
+  if (!*in) throw ConfigError(what + ": cannot read the file");
+}
+
+const char* const kPacketAllowed = "allowed N or A-B with 1 <= A <= B <= 65535 flits";
+
+bool packet_sizes_ok(int min_flits, int max_flits) {
+  return min_flits >= 1 && max_flits >= min_flits && max_flits <= 65535;
+}
+
 namespace {
 bool pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 }  // namespace
@@ -112,9 +129,8 @@ std::string validate(const Config& c) {
     e << "--link-bw " << n.link_gbps << ": allowed (0, 1e6] GB/s";
   else if (!(t.rate >= 0.0 && t.rate <= 1.0))
     e << "--rate " << t.rate << ": allowed 0..1 flits/node/cycle";
-  else if (t.packet_min < 1 || t.packet_max < t.packet_min || t.packet_max > 65535)
-    e << "--packet " << t.packet_min << "-" << t.packet_max
-      << ": allowed N or A-B with 1 <= A <= B <= 65535 flits";
+  else if (!packet_sizes_ok(t.packet_min, t.packet_max))
+    e << "--packet " << t.packet_min << "-" << t.packet_max << ": " << kPacketAllowed;
   else if (!(t.hotspot_fraction >= 0.0 && t.hotspot_fraction <= 1.0))
     e << "--hotspot-fraction " << t.hotspot_fraction << ": allowed 0..1";
   else if (t.pattern == Pattern::Hotspot && t.hotspots.empty())

@@ -3,6 +3,7 @@
 // files echo it back in full so that a run can be reproduced from its output.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,6 +63,13 @@ struct FaultConfig {
 struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Opens a file the user named as input for reading (`what` names it in errors:
+// "--config c.ini", "sweep spec s.ini"). Throws ConfigError "WHAT: cannot read the file"
+// when it cannot be opened, and "WHAT: is a directory, expected a file" for a directory,
+// which opens on Linux and reads as empty (a run with none of the file's settings).
+// Pipes and devices (--config <(...)) are read like files.
+void open_input_file(const std::string& path, const std::string& what, std::ifstream* in);
 
 // Network and router parameters. Defaults and where they come from: docs/router-microarchitecture.md.
 struct NetworkConfig {
@@ -160,6 +168,10 @@ struct Config {
 // Checks every value and their consistency. Returns "" when valid, otherwise one line
 // naming the option (by its command-line spelling) and the allowed values.
 std::string validate(const Config& c);
+// Packet sizes of `--packet A-B` (or N = N-N) that validate() accepts, and its message's
+// allowed part ("allowed N or A-B with ..."), for the CLI to echo the text as typed.
+bool packet_sizes_ok(int min_flits, int max_flits);
+extern const char* const kPacketAllowed;
 
 const char* to_string(Topology t);
 const char* to_string(Arbiter a);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include "models/collective/algorithms.h"
@@ -16,6 +17,8 @@
 namespace fm {
 
 namespace {
+
+const double kMaxComputeUs = 1e7;
 
 po::options_description collective_options() {
   const Config d;
@@ -39,9 +42,9 @@ po::options_description collective_options() {
      "2-D family: the buffer cut into N slices run one after another, 1..64, so a "
      "slice's later phases (and ft2d's fold) overlap the next slice's rings (auto: 4, "
      "for 2d, shrink and ft2d alike)")
-    ("verify", po::value<std::string>()->default_value("auto"),
+    ("verify", po::value<std::string>()->default_value("auto")->implicit_value("on"),
      "on | off | auto: flits carry data words and every chip's sum is checked "
-     "(auto: on when all chips' words fit in 1 GiB)")
+     "(auto: on when all chips' words fit in 1 GiB); --verify alone: on")
     ("packet-words", po::value<int>()->default_value(d.chip.packet_words),
      "data flits per packet, 1..1024 (plus one header flit)")
     ("send-order", po::value<std::string>()->default_value("schedule"),
@@ -52,20 +55,21 @@ po::options_description collective_options() {
     ("reduce-bw", po::value<double>()->default_value(d.chip.reduce_gbps),
      "reduction unit throughput, GB/s of incoming data")
     ("compute-us", po::value<double>()->default_value(d.chip.compute_us),
-     "compute time of a training step before the allreduce, microseconds")
+     "compute time of a training step before the allreduce, microseconds, 0..1e7 (10 s; "
+     "simulated cycle by cycle like the allreduce)")
     ("fail-at", po::value<std::vector<std::string>>()->composing(),
      "a failure during the run: WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway], "
      "WHEN a cycle (120000), a share of the data reduced (50%) or the start of a phase "
      "(@reduce-scatter-y, @all-gather-x+500: that many cycles later); repeatable (docs/faults.md)")
     ("fail-schedule", po::value<std::string>(),
      "a file of failures during the run, one --fail-at value per line, # comments (docs/faults.md)")
-    ("detect-cycles", po::value<uint64_t>()->default_value(d.recovery.detect),
+    ("detect-cycles", po::value<long long>()->default_value((long long)d.recovery.detect),
      "cycles from a failure until the neighbours report it")
-    ("drain-quiet", po::value<uint64_t>()->default_value(d.recovery.quiet),
+    ("drain-quiet", po::value<long long>()->default_value((long long)d.recovery.quiet),
      "recovery: flush the network once no flit has moved for this many cycles")
     ("restart-algo", po::value<std::string>()->default_value(coll::to_string(d.recovery.restart_algo)),
      "the algorithm the collective restarts with after a failure")
-    ("watchdog", po::value<uint64_t>()->default_value(d.run.watchdog),
+    ("watchdog", po::value<long long>()->default_value((long long)d.run.watchdog),
      "stop when no flit moves for this many cycles while work waits")
     ("max-cycles", po::value<std::string>()->default_value("auto"),
      "stop when the allreduce has not finished after this many cycles "
@@ -129,8 +133,14 @@ void collective_from(const po::variables_map& vm, Config* c) {
     throw UsageError("--hbm-bytes " + str("hbm-bytes") + ": expected bytes, e.g. 32GiB");
   if (k.bytes > ch.hbm_bytes)
     throw UsageError("--bytes " + str("bytes") + " does not fit in --hbm-bytes " + str("hbm-bytes"));
+  // Up to 10 s, more than any training step's compute and within what a run can
+  // simulate (0.5 s of wall time per ms on a 4x4 mesh); 1e300 overflowed the cycle count.
   ch.compute_us = vm["compute-us"].as<double>();
-  if (!(ch.compute_us >= 0)) throw UsageError("--compute-us must be >= 0");
+  if (!(ch.compute_us >= 0 && ch.compute_us <= kMaxComputeUs)) {
+    char v[32];  // as typed, as far as a double keeps it: 10000001, 1e+300, inf
+    std::snprintf(v, sizeof v, "%.15g", ch.compute_us);
+    throw UsageError("--compute-us " + std::string(v) + ": allowed 0..1e7 microseconds (10 s)");
+  }
   // One failure of the schedule; `where` names it in errors ("--fail-at X", "FILE line N").
   auto add_timed = [&](const std::string& f, const std::string& where) {
     TimedFault t;
@@ -144,8 +154,8 @@ void collective_from(const po::variables_map& vm, Config* c) {
   };
   if (vm.count("fail-schedule")) {
     const std::string path = str("fail-schedule");
-    std::ifstream in(path);
-    if (!in) throw UsageError("--fail-schedule " + path + ": cannot read the file");
+    std::ifstream in;
+    open_input_file(path, "--fail-schedule " + path, &in);
     std::string line;
     for (int no = 1; std::getline(in, line); ++no) {
       if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
@@ -156,13 +166,11 @@ void collective_from(const po::variables_map& vm, Config* c) {
   }
   if (vm.count("fail-at"))
     for (const std::string& f : vm["fail-at"].as<std::vector<std::string>>()) add_timed(f, "--fail-at " + f);
-  c->recovery.detect = vm["detect-cycles"].as<uint64_t>();
-  c->recovery.quiet = vm["drain-quiet"].as<uint64_t>();
-  if (c->recovery.quiet < 8) throw UsageError("--drain-quiet must be >= 8 cycles");
+  c->recovery.detect = cycles_opt(vm, "detect-cycles", 0);
+  c->recovery.quiet = cycles_opt(vm, "drain-quiet", 8);
   if (!coll::parse_algo(str("restart-algo"), &c->recovery.restart_algo))
     throw UsageError("--restart-algo " + str("restart-algo") + ": allowed " + coll::kAlgoNames);
-  c->run.watchdog = vm["watchdog"].as<uint64_t>();
-  if (c->run.watchdog < 1) throw UsageError("--watchdog must be >= 1 cycle");
+  c->run.watchdog = cycles_opt(vm, "watchdog", 1);
   const std::string mc = str("max-cycles");
   if (mc == "auto") {
     c->run.max_cycles = 0;

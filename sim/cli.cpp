@@ -1,7 +1,9 @@
 #include "sim/cli.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -37,25 +39,32 @@ const char* kUsage =
     "  report paper   the paper's experiment: allreduce around holes on 512/1024 chips,\n"
     "                 training step and availability, docs/results.md with figures\n"
     "\n"
-    "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant)\n";
+    "exit status: 0 ok, 2 bad input, 3 the run failed (watchdog, guard, invariant),\n"
+    "             4 a result could not be written (disk full, ...)\n";
 
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& text) {
-  const TempFile tf(temp_name_for(path));  // removed by a signal until renamed
+  const ResultTemp tf(path);  // removed by a signal until renamed
   const std::string& tmp = tf.path();
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f.flush()) {
-      std::remove(tmp.c_str());
-      throw UsageError("cannot write " + path);
+  auto fail = [&](int err) {
+    tf.remove();
+    throw WriteError(path, err);
+  };
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) fail(errno);
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      fail(err);
     }
+    done += (size_t)n;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw UsageError("cannot write " + path);
-  }
+  if (close(fd) != 0) fail(errno);
+  if (!tf.in_place() && std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
 }
 
 int cmd_traffic(const std::vector<std::string>& args) {
@@ -123,6 +132,9 @@ int cli_main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const WriteError& e) {
+    std::cerr << "faultmesh: cannot write " << e.what() << "\n";
+    return kExitWriteFailed;
   } catch (const std::exception& e) {
     std::cerr << "faultmesh: internal error: " << e.what() << "\n";
     return kExitInternal;

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "models/config.h"
+#include "tb/result_file.h"
 
 namespace fm {
 
 // Exit codes of every subcommand.
-enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitRunFailed = 3 };
+// kExitWriteFailed: a result could not be written (WriteError, tb/result_file.h).
+enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitRunFailed = 3, kExitWriteFailed = 4 };
 
 // Thrown for bad input; the message is one line naming the option and allowed values.
 using UsageError = ConfigError;
@@ -31,9 +33,19 @@ int cmd_routes(const std::vector<std::string>& args);
 int cmd_cosim(const std::vector<std::string>& args);
 int cmd_allreduce(const std::vector<std::string>& args);
 
-// Writes `text` to `path` atomically (temporary file + rename); throws UsageError.
+// Writes `text` to `path` atomically (temporary file + rename, result_temp_path); throws
+// WriteError when it cannot, with the temporary file removed.
 void write_file_atomic(const std::string& path, const std::string& text);
-// Throws UsageError unless a file can be created at `path` (checked before a run).
+// Throws UsageError unless a file can be created at `path` (checked before a run):
+// check_path_value, then not a directory, and its directory exists and is writable.
 void check_writable(const std::string& path, const char* option);
+// Whether two paths name one file: the same device and inode when both exist, else the
+// same canonical directory and name (a result file not written yet).
+bool same_file(const std::string& a, const std::string& b);
+// The value of an output path option (`what`: "a file path", "a directory"): throws
+// UsageError for an empty value and for one that starts with '-'. Boost takes the word
+// after an option as its value whatever it is, so `--json --quiet` wrote a file named
+// --quiet (and dropped -q); a file of such a name can still be given as ./-name.
+void check_path_value(const std::string& path, const char* option, const char* what);
 
 }  // namespace fm

@@ -39,12 +39,11 @@ int cmd_cosim(const std::vector<std::string>& args) {
     return kExitOk;
   const std::string arb = vm["arbiter"].as<std::string>();
   if (arb != "rr" && arb != "islip") throw UsageError("--arbiter " + arb + ": allowed rr | islip");
-  const long long cycles = vm["cycles"].as<long long>(), seed = vm["seed"].as<long long>();
-  if (cycles < 1) throw UsageError("--cycles " + std::to_string(cycles) + ": must be >= 1");
+  const Cycle cycles = cycles_opt(vm, "cycles", 1);
+  const long long seed = vm["seed"].as<long long>();
   if (seed < 0 || seed > 0xffffffffLL)
     throw UsageError("--seed " + std::to_string(seed) + ": allowed 0..4294967295");
-  const long long watchdog = vm["watchdog"].as<long long>();
-  if (watchdog < 1) throw UsageError("--watchdog " + std::to_string(watchdog) + ": must be >= 1 cycle");
+  const Cycle watchdog = cycles_opt(vm, "watchdog", 1);
   RtlConfig cfg;
   cfg.vcs = vm["vcs"].as<int>();
   cfg.buf = vm["buf"].as<int>();

@@ -3,13 +3,17 @@
 #include "models/fault/fault_set.h"
 #include "models/memory.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -58,6 +62,13 @@ po::typed_value<double>* dbl(double v) {
   return po::value<double>()->default_value(v, b);
 }
 
+std::string dir_of(const std::string& path) {
+  const auto k = path.rfind('/');
+  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
+}
+
+}  // namespace
+
 Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
   const long long v = vm[name].as<long long>();
   if (v < lo)
@@ -65,13 +76,6 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
                      std::to_string(lo) + " cycles");
   return (Cycle)v;
 }
-
-std::string dir_of(const std::string& path) {
-  const auto k = path.rfind('/');
-  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
-}
-
-}  // namespace
 
 bool parse_bytes(const std::string& s, uint64_t* out) {
   size_t pos = 0;
@@ -97,9 +101,62 @@ bool parse_bytes(const std::string& s, uint64_t* out) {
   return true;
 }
 
+void check_path_value(const std::string& path, const char* option, const char* what) {
+  if (path.empty()) throw UsageError(std::string(option) + " '': expected " + what + ", got an empty value");
+  if (path[0] == '-')
+    throw UsageError(std::string(option) + " " + path + ": expected " + what +
+                     ", got what looks like an option (a path that starts with '-': write ./" + path + ")");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  const bool ea = stat(a.c_str(), &sa) == 0, eb = stat(b.c_str(), &sb) == 0;
+  if (ea || eb) return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  auto canonical = [](const std::string& p) {
+    char buf[PATH_MAX];
+    const std::string d = dir_of(p), name = p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1);
+    return (realpath(d.c_str(), buf) ? std::string(buf) : d) + "/" + name;
+  };
+  return canonical(a) == canonical(b);
+}
+
+namespace {
+
+// Refuses a result file that is also an input file of the run or another result file
+// (--config c.ini --json c.ini replaced the config with the JSON). Every command's
+// files go through here (parse_args); a command without one of them just skips it.
+void check_files_distinct(const po::variables_map& vm) {
+  static const char* const inputs[] = {"config", "fault-file", "fail-schedule"};
+  static const char* const outputs[] = {"json", "csv", "vcd", "fst"};
+  auto path = [&](const char* o) { return vm.count(o) ? vm[o].as<std::string>() : std::string(); };
+  for (size_t k = 0; k < std::size(outputs); ++k) {
+    const std::string out = path(outputs[k]);
+    if (out.empty()) continue;
+    for (const char* in : inputs)
+      if (!path(in).empty() && same_file(out, path(in)))
+        throw UsageError("--" + std::string(outputs[k]) + " " + out + " names the same file as --" + in + " " +
+                         path(in) + ": a result must not overwrite an input; name another file");
+    for (size_t e = 0; e < k; ++e)
+      if (!path(outputs[e]).empty() && same_file(out, path(outputs[e])))
+        throw UsageError("--" + std::string(outputs[k]) + " " + out + " names the same file as --" + outputs[e] +
+                         " " + path(outputs[e]) + ": each result needs a file of its own");
+  }
+}
+
+}  // namespace
+
 void check_writable(const std::string& path, const char* option) {
-  if (path.empty() || path.back() == '/')
-    throw UsageError(std::string(option) + " '" + path + "': expected a file path");
+  check_path_value(path, option, "a file path");
+  if (path.back() == '/') throw UsageError(std::string(option) + " " + path + ": expected a file path, not a directory");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      throw UsageError(std::string(option) + " " + path + ": is a directory, expected a file path");
+    if (!S_ISREG(st.st_mode)) {  // a device or a pipe: written in place (result_temp_path)
+      if (access(path.c_str(), W_OK) != 0) throw UsageError(std::string(option) + " " + path + ": not writable");
+      return;
+    }
+  }
   const std::string d = dir_of(path);
   if (access(d.c_str(), W_OK) != 0)
     throw UsageError(std::string(option) + " " + path + ": directory '" + d +
@@ -220,6 +277,37 @@ std::string po_error_text(const po::error& e) {
   return copy.what();
 }
 
+std::vector<std::string> take_arguments(po::parsed_options* parsed, size_t takes, const std::string& usage) {
+  std::vector<po::option>& opts = parsed->options;
+  auto is_word = [](const po::option& o) { return o.string_key.empty() && o.position_key >= 0; };
+  for (size_t i = 0; i + 1 < opts.size(); ++i) {
+    const po::option_description* d =
+        parsed->description && !is_word(opts[i]) ? parsed->description->find_nothrow(opts[i].string_key, false) : nullptr;
+    const bool implicit = d && d->semantic()->min_tokens() == 0 && d->semantic()->max_tokens() > 0;
+    if (implicit && opts[i].value.empty() && is_word(opts[i + 1])) {
+      opts[i].value = opts[i + 1].value;
+      opts[i].original_tokens.push_back(opts[i + 1].value.front());
+      opts.erase(opts.begin() + (long)i + 1);
+    }
+  }
+  std::vector<std::string> words;
+  for (size_t i = 0; i < opts.size(); ++i) {
+    if (!is_word(opts[i])) continue;
+    const std::string w = opts[i].value.empty() ? "" : opts[i].value.front();
+    if (words.size() == takes) {
+      std::string after;  // the option before, when it took a value: "--bytes 64" before "KiB"
+      if (i > 0 && !is_word(opts[i - 1]) && !opts[i - 1].value.empty())
+        for (const std::string& t : opts[i - 1].original_tokens) after += (after.empty() ? "" : " ") + t;
+      throw UsageError("unexpected argument '" + w + "'" +
+                       (after.empty() ? "" : " after '" + after + "' (an option's value is one word)") +
+                       (usage.empty() ? "" : "; usage: " + usage));
+    }
+    words.push_back(w);
+  }
+  opts.erase(std::remove_if(opts.begin(), opts.end(), is_word), opts.end());
+  return words;
+}
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const std::string& usage, po::variables_map* vm) {
   po::options_description all;
@@ -228,21 +316,25 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     ("config", po::value<std::string>(), "INI config file: option = value per line (command line wins)")
     ("help,h", "show this help");
   try {
-    po::store(po::command_line_parser(args).options(all).run(), *vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(all).run();
+    const std::string first_line = usage.substr(0, usage.find('\n'));
+    take_arguments(&parsed, 0, first_line.rfind("usage: ", 0) == 0 ? first_line.substr(7) : first_line);
+    po::store(parsed, *vm);
     if (vm->count("help")) {
       std::cout << usage << "\n" << all << "\n";
       return false;
     }
     if (vm->count("config")) {
       const std::string f = (*vm)["config"].as<std::string>();
-      std::ifstream in(f);
-      if (!in) throw UsageError("--config " + f + ": cannot read the file");
+      std::ifstream in;
+      open_input_file(f, "--config " + f, &in);
       po::store(po::parse_config_file(in, desc, false), *vm);
     }
     po::notify(*vm);
   } catch (const po::error& e) {
     throw UsageError(po_error_text(e) + " (see --help for the options and their values)");
   }
+  check_files_distinct(*vm);
   return true;
 }
 
@@ -288,8 +380,11 @@ Config config_from(const po::variables_map& vm, bool check_network_memory) {
     if (!parse_pattern(vm["pattern"].as<std::string>(), &t.pattern))
       throw UsageError("--pattern " + vm["pattern"].as<std::string>() + ": allowed " + kPatternNames);
     t.rate = vm["rate"].as<double>();
-    if (!parse_range(vm["packet"].as<std::string>(), &t.packet_min, &t.packet_max))
-      throw UsageError("--packet " + vm["packet"].as<std::string>() + ": expected N or A-B flits");
+    const std::string packet = vm["packet"].as<std::string>();
+    if (!parse_range(packet, &t.packet_min, &t.packet_max))
+      throw UsageError("--packet " + packet + ": expected N or A-B flits");
+    if (!packet_sizes_ok(t.packet_min, t.packet_max))  // validate() would echo "0" as "0-0"
+      throw UsageError("--packet " + packet + ": " + kPacketAllowed);
     for (const char* name : {"hotspot", "source"}) {
       if (!vm.count(name)) continue;
       for (const std::string& s : vm[name].as<std::vector<std::string>>()) {
@@ -304,7 +399,9 @@ Config config_from(const po::variables_map& vm, bool check_network_memory) {
     c.run.cycles = cycles_opt(vm, "cycles", 1);
     c.run.max_drain = cycles_opt(vm, "max-drain", 0);
     c.run.watchdog = cycles_opt(vm, "watchdog", 1);
-    c.run.seed = cycles_opt(vm, "seed", 0);
+    const long long seed = vm["seed"].as<long long>();
+    if (seed < 0) throw UsageError("--seed " + std::to_string(seed) + ": allowed a whole number >= 0");
+    c.run.seed = (uint64_t)seed;
   }
   const std::string err = validate(c);
   if (!err.empty()) throw UsageError(err);
@@ -323,8 +420,9 @@ Outputs outputs_from(const po::variables_map& vm) {
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("quiet")) o.quiet = vm["quiet"].as<bool>();
-  if (!o.json.empty()) check_writable(o.json, "--json");
-  if (!o.csv.empty()) check_writable(o.csv, "--csv");
+  // Given at all (an empty value too): "" would otherwise mean no file, silently.
+  if (vm.count("json")) check_writable(o.json, "--json");
+  if (vm.count("csv")) check_writable(o.csv, "--csv");
   return o;
 }
 
@@ -363,20 +461,15 @@ WaveOptions wave_from(const po::variables_map& vm, const NetworkConfig* net) {
   w.option = vcd ? "--vcd" : "--fst";
   w.path = vm[vcd ? "vcd" : "fst"].as<std::string>();
   check_writable(w.path, w.option.c_str());
-  auto cycle = [&](const char* name) {
-    const long long v = vm[name].as<long long>();
-    if (v < 0) throw UsageError("--" + std::string(name) + " " + std::to_string(v) + ": allowed >= 0 cycles");
-    return (Cycle)v;
-  };
-  if (vm.count("wave-from")) w.from = cycle("wave-from");
-  if (vm.count("wave-to")) w.to = cycle("wave-to");
+  if (vm.count("wave-from")) w.from = cycles_opt(vm, "wave-from", 0);
+  if (vm.count("wave-to")) w.to = cycles_opt(vm, "wave-to", 0);
   if (w.from > w.to)
     throw UsageError("--wave-from " + std::to_string(w.from) + " is after --wave-to " + std::to_string(w.to) +
                      ": the window must have --wave-from <= --wave-to");
   if (vm.count("wave-around-fault")) {
     if (vm.count("wave-from") || vm.count("wave-to"))
       throw UsageError("--wave-around-fault: give either it or --wave-from/--wave-to, not both");
-    w.around = cycle("wave-around-fault");
+    w.around = cycles_opt(vm, "wave-around-fault", 0);
   }
   if (vm.count("wave-routers")) {
     const std::string s = vm["wave-routers"].as<std::string>();

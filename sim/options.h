@@ -18,6 +18,10 @@ namespace po = boost::program_options;
 
 // "64MiB", "100MB", "4096", "1.5GiB": bytes. False when malformed or not positive.
 bool parse_bytes(const std::string& s, uint64_t* out);
+// A cycle-count option, declared po::value<long long>: throws UsageError "--NAME V:
+// allowed >= LO cycles" below `lo`. Not an unsigned type: Boost reads "-1" into one as
+// 2^64-1 (--detect-cycles -1 ran with that).
+Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo);
 // Network, traffic and run options with their defaults taken from Config{}.
 // defaults: what the command uses when an option is not given (Config{} for most).
 po::options_description network_options(const NetworkConfig& defaults = NetworkConfig{});

@@ -403,7 +403,9 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("help,h", "show this help");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(d).run(), vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(d).run();
+    take_arguments(&parsed, 0, "faultmesh report paper [options]");
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(po_error_text(e) + " (see faultmesh report paper --help)");
@@ -421,7 +423,9 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   Opts o;
   o.quick = vm["quick"].as<bool>();
   o.out = vm["out"].as<std::string>();
+  check_path_value(o.out, "--out", "a directory");
   o.runs = vm.count("runs") ? vm["runs"].as<std::string>() : o.out + "/runs";
+  check_path_value(o.runs, "--runs", "a directory");
   const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
   o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : cores;
   if (o.jobs < 1 || o.jobs > 64) throw UsageError("--jobs " + std::to_string(o.jobs) + ": allowed 1..64");

@@ -463,13 +463,12 @@ int cmd_plot(const std::vector<std::string>& args) {
     ("out", po::value<std::string>(), "directory for the figures (default DIR/plots)")
     ("max-heatmaps", po::value<int>()->default_value(16), "most link-utilization heatmaps drawn, 0..1000")
     ("help,h", "show this help");
-  po::options_description all;
-  all.add(desc).add_options()("dir", po::value<std::string>(), "");
-  po::positional_options_description pos;
-  pos.add("dir", 1);
   po::variables_map vm;
+  std::vector<std::string> dirs;
   try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(desc).run();
+    dirs = take_arguments(&parsed, 1, "faultmesh plot DIR [--out PLOTDIR]");
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(po_error_text(e) + " (see faultmesh plot --help)");
@@ -482,8 +481,9 @@ int cmd_plot(const std::vector<std::string>& args) {
               << desc << "\n";
     return kExitOk;
   }
-  if (!vm.count("dir")) throw UsageError("no sweep directory given: faultmesh plot DIR --out PLOTDIR");
-  const std::string dir = vm["dir"].as<std::string>();
+  if (dirs.empty()) throw UsageError("no sweep directory given: faultmesh plot DIR --out PLOTDIR");
+  const std::string dir = dirs.front();
+  if (vm.count("out")) check_path_value(vm["out"].as<std::string>(), "--out", "a directory");
   // A single result file (e.g. faultmesh allreduce --json F): its link-utilization heatmap.
   if (dir.size() > 5 && dir.compare(dir.size() - 5, 5, ".json") == 0) {
     const Json res = read_json_file(dir);

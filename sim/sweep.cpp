@@ -487,6 +487,7 @@ int report(const SweepDir& sd, const Tally& t, int ran_now) {
 }  // namespace
 
 void make_dirs(const std::string& path, const char* option) {
+  check_path_value(path, option, "a directory");
   std::string cur;
   std::istringstream in(path);
   std::string part;
@@ -521,15 +522,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
     ("help,h", "show this help");
   po::options_description hidden;
   hidden.add_options()
-    ("spec", po::value<std::string>(), "")
     ("run-point", po::value<int>(), "internal: run one point of DIR (a Slurm array task)");
   po::options_description all;
   all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("spec", 1);
   po::variables_map vm;
+  std::vector<std::string> specs;
   try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(all).run();
+    specs = take_arguments(&parsed, 1, "faultmesh sweep SPEC --out DIR [options]");
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(po_error_text(e) + " (see faultmesh sweep --help)");
@@ -544,8 +545,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   if (!vm.count("out")) throw UsageError("--out DIR is required (the sweep directory)");
   const std::string out = vm["out"].as<std::string>();
+  check_path_value(out, "--out", "a directory");
   if (vm.count("run-point")) return run_point_task(out, vm["run-point"].as<int>());
-  if (!vm.count("spec")) throw UsageError("no sweep spec given: faultmesh sweep SPEC --out DIR");
+  if (specs.empty()) throw UsageError("no sweep spec given: faultmesh sweep SPEC --out DIR");
   const std::string backend = vm["backend"].as<std::string>();
   if (backend != "local" && backend != "slurm")
     throw UsageError("--backend " + backend + ": allowed local | slurm");
@@ -558,7 +560,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (vm.count(o) && backend != "slurm") throw UsageError("--" + std::string(o) + ": only with --backend slurm");
 
   // Everything is validated before anything runs or is written.
-  const SweepSpec spec = read_sweep_spec(vm["spec"].as<std::string>());
+  for (const char* f : {"sweep.json", "results.csv", "results.jsonl", "slurm/job.sh", "slurm/jobs"})
+    if (same_file(specs.front(), out + "/" + f))
+      throw UsageError("sweep spec " + specs.front() + " is the sweep's own " + f + " in --out " + out +
+                       ": a result must not overwrite its spec; keep the spec elsewhere");
+  const SweepSpec spec = read_sweep_spec(specs.front());
   make_dirs(out, "--out");
   SweepDir sd;
   sd.dir = absolute(out);
@@ -598,7 +604,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     std::cerr << "sweep: submitted Slurm job array " << job << " (" << todo.size() << " points)\n";
     if (!vm["wait"].as<bool>()) {
       std::cout << "submitted job " << job << "; collect with: faultmesh sweep "
-                << vm["spec"].as<std::string>() << " --out " << out << " --collect\n";
+                << specs.front() << " --out " << out << " --collect\n";
       return kExitOk;
     }
     wait_slurm(sd, job, todo);

@@ -182,8 +182,8 @@ std::vector<std::string> parse_axis_values(const std::string& text, const std::s
 }
 
 SweepSpec read_sweep_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("sweep spec " + path + ": cannot read the file");
+  std::ifstream in;
+  open_input_file(path, "sweep spec " + path, &in);
   return parse_sweep_spec(in, path);
 }
 

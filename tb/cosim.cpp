@@ -114,7 +114,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
     SC_THREAD(run);
   }
   const CosimResult& result() const { return res_; }
-  // Closes the waveform file (after the run); throws ConfigError on an I/O error.
+  // Closes the waveform file (after the run); throws WriteError on an I/O error.
   void finish_wave() {
     if (rec_) res_.wave_note = rec_->finish();
   }

@@ -75,7 +75,7 @@ class WaveRecorder {
   bool has_event_at(Cycle c) const { return events_.count(c) > 0; }
 
   // Writes the last timestamp, closes and renames the file into place. Returns a note
-  // for the user ("" when there is nothing to say); throws ConfigError on an I/O error.
+  // for the user ("" when there is nothing to say); throws WriteError on an I/O error.
   std::string finish();
 
  private:

@@ -1,11 +1,14 @@
 #include "tb/wave_writer.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "models/config.h"
-#include "sim/subprocess.h"
+#include "tb/result_file.h"
 
 extern "C" {
 #include "fstapi.h"
@@ -20,7 +23,7 @@ namespace {
 class VcdWriter : public WaveWriter {
  public:
   VcdWriter(const std::string& path, const std::string& option, const std::string& comment)
-      : path_(path), tmp_(temp_name_for(path)) {
+      : path_(path), tmp_(path) {
     f_ = std::fopen(tmp_.path().c_str(), "wb");
     if (!f_) throw ConfigError(option + " " + path + ": cannot create the file");
     std::setvbuf(f_, nullptr, _IOFBF, 1 << 16);
@@ -79,28 +82,33 @@ class VcdWriter : public WaveWriter {
   void close() override {
     if (!f_) return;
     if (in_dumpvars_) std::fputs("$end\n", f_);
+    errno = 0;
     const bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
-    std::fclose(f_);
+    const int err = errno ? errno : EIO;  // ferror() after an earlier failed fprintf
+    const bool closed = std::fclose(f_) == 0;
     f_ = nullptr;
-    if (!ok || std::rename(tmp_.path().c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_.path().c_str());
-      throw ConfigError("cannot write " + path_);
-    }
+    if (!ok || !closed) fail(ok ? errno : err);
+    if (!tmp_.in_place() && std::rename(tmp_.path().c_str(), path_.c_str()) != 0) fail(errno);
   }
   void abort() override {
     if (!f_) return;
     std::fclose(f_);
     f_ = nullptr;
-    std::remove(tmp_.path().c_str());
+    tmp_.remove();
   }
 
  private:
   std::string path_;
-  TempFile tmp_;  // removed by a signal until renamed
+  ResultTemp tmp_;  // removed by a signal until renamed
   std::FILE* f_ = nullptr;
   std::vector<std::string> codes_;
   std::vector<int> widths_;
   bool first_time_ = true, in_dumpvars_ = false;
+
+  [[noreturn]] void fail(int err) {
+    tmp_.remove();
+    throw WriteError(path_, err);
+  }
 };
 
 // FST through gtkwave's fstapi (the copy Verilator ships): compressed, indexed, opens
@@ -108,13 +116,13 @@ class VcdWriter : public WaveWriter {
 class FstWriter : public WaveWriter {
  public:
   FstWriter(const std::string& path, const std::string& option, const std::string& comment)
-      : path_(path), tmp_(temp_name_for(path)), hier_(tmp_.path() + ".hier") {
+      : path_(path), tmp_(path), hier_(tmp_.path() + ".hier") {
     // fstWriterCreate does not report every failure; check the directory first.
     if (std::FILE* probe = std::fopen(tmp_.path().c_str(), "wb")) std::fclose(probe);
     else throw ConfigError(option + " " + path + ": cannot create the file");
     ctx_ = fstWriterCreate(tmp_.path().c_str(), 1);
     if (!ctx_) {
-      std::remove(tmp_.path().c_str());
+      tmp_.remove();
       throw ConfigError(option + " " + path + ": cannot create the file");
     }
     fstWriterSetPackType(ctx_, FST_WR_PT_LZ4);
@@ -150,25 +158,27 @@ class FstWriter : public WaveWriter {
   }
   void close() override {
     if (!ctx_) return;
-    fstWriterClose(ctx_);
+    fstWriterClose(ctx_);  // reports no error of its own
     ctx_ = nullptr;
-    if (std::rename(tmp_.path().c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_.path().c_str());
-      throw ConfigError("cannot write " + path_);
+    if (!tmp_.in_place() && std::rename(tmp_.path().c_str(), path_.c_str()) != 0) {
+      const int err = errno;
+      tmp_.remove();
+      throw WriteError(path_, err);
     }
   }
   void abort() override {
     if (!ctx_) return;
     fstWriterClose(ctx_);
     ctx_ = nullptr;
-    std::remove(tmp_.path().c_str());
+    tmp_.remove();
   }
 
  private:
   std::string path_;
   // Removed by a signal until closed: the file, and the hierarchy file fstapi keeps
   // beside it until fstWriterClose.
-  TempFile tmp_, hier_;
+  ResultTemp tmp_;
+  TempFile hier_;
   void* ctx_ = nullptr;
   std::vector<fstHandle> handles_;
   std::vector<int> widths_;

@@ -2,9 +2,9 @@
 // an FST writer over the FST API shipped with Verilator (gtkwave/fstapi.c). Both take
 // scopes and variables (unsigned, 1..64 bits) in a declaration phase, then timestamps
 // in increasing order with value changes; the caller (WaveRecorder) only passes values
-// that changed. A file is written under a temporary name and renamed to its real name
-// by close(), so a failed or aborted run leaves nothing half-written; a signal removes
-// the temporary file too (sim/subprocess.h, TempFile).
+// that changed. A file is written under a temporary name (result_temp_path) and renamed to
+// its real name by close(), so a failed or aborted run leaves nothing half-written; a
+// signal removes the temporary file too (ResultTemp, tb/result_file.h).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -35,7 +35,8 @@ class WaveWriter {
   // A free-text note at the current timestamp (VCD: $comment; FST: a string variable
   // declared with add_text_var, if any).
   virtual void note(const std::string& text) = 0;
-  // Finishes the file and renames it into place; throws ConfigError on an I/O error.
+  // Finishes the file and renames it into place; throws WriteError (tb/result_file.h)
+  // on an I/O error, with the temporary file removed.
   virtual void close() = 0;
   // Removes the temporary file (called by the destructor of an unclosed writer).
   virtual void abort() = 0;

@@ -44,7 +44,7 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"traffic --pattern hotspot --hotspot 9,9", "--hotspot 9,9: outside the mesh"},
       {"traffic --pattern transpose --mesh 4x8", "needs a square mesh"},
       {"traffic --pattern bitrev --mesh 3x3", "power-of-two"},
-      {"traffic --packet 0", "--packet 0-0: allowed"},
+      {"traffic --packet 0", "--packet 0: allowed N or A-B"},
       {"traffic --packet 5-2", "--packet 5-2"},
       {"traffic --cycles 0", "--cycles 0"},
       {"traffic --cycles -5", "--cycles -5"},
@@ -186,4 +186,47 @@ TEST(Cli, LatencySweepFindsSaturation) {
   EXPECT_LT(thr, 1.0);
   EXPECT_LE(thr, sat + 1e-9);
   EXPECT_GE(js["points"].size(), 2u);
+}
+
+// --verify alone, as users type it, means on (it took the next word as its value:
+// --verify --json F was "--verify --json: allowed on | off | auto"); the explicit
+// values keep working, after a space or '='.
+TEST(Cli, VerifyAloneMeansOn) {
+  struct Case {
+    std::string verify, want;
+    bool checked;  // auto checks this small run too
+  };
+  const std::vector<Case> cases = {{"--verify", "on", true},
+                                   {"--verify off", "off", false},
+                                   {"--verify=off", "off", false},
+                                   {"--verify on", "on", true},
+                                   {"--verify auto", "auto", true}};
+  for (const Case& c : cases) {
+    const std::string j = tmpdir() + "/verify.json";
+    std::remove(j.c_str());
+    // The switch before another option, and last on the line.
+    for (const std::string& args : {"allreduce --mesh 4x4 --bytes 64KiB " + c.verify + " -q --json " + j,
+                                    "allreduce --mesh 4x4 --bytes 64KiB -q --json " + j + " " + c.verify}) {
+      const Outcome r = run(args);
+      ASSERT_EQ(r.code, 0) << args << "\n" << r.err;
+      const auto js = nlohmann::json::parse(slurp(j));
+      EXPECT_EQ(js["config"]["verify"], c.want) << args;
+      EXPECT_EQ(js["verified"].is_boolean(), c.checked) << args;
+    }
+  }
+  const Outcome bad = run("allreduce --mesh 4x4 --bytes 64KiB --verify yes");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--verify yes: allowed on | off | auto"), std::string::npos) << bad.err;
+}
+
+// The compute phase before the allreduce is no stall: the watchdog fired in it for any
+// --compute-us longer than --watchdog cycles (10,000 cycles = 6.4 us at the defaults).
+TEST(Cli, ComputeLongerThanTheWatchdogRuns) {
+  const std::string j = tmpdir() + "/compute.json";
+  const Outcome r = run("allreduce --mesh 4x4 --bytes 64KiB --compute-us 20 -q --json " + j);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto js = nlohmann::json::parse(slurp(j));
+  EXPECT_TRUE(js["ok"].get<bool>());
+  EXPECT_GT(js["cycles"].get<double>(), 0);
+  EXPECT_GT(js["step_time_us"].get<double>(), 20);
 }

@@ -5,9 +5,12 @@
 // table edits the tests; a message that drifts from the documentation fails.
 #include <dirent.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -261,6 +264,79 @@ TEST(Errors, FailScheduleFileEqualsFailAtOptions) {
   EXPECT_EQ(ja.dump(), strip(b).dump());
   EXPECT_EQ(ja["live_chips"].get<int>(), 64 - 4 - 1);
   EXPECT_EQ(ja["verified"], true);
+}
+
+// A result file that is also an input of the run (or another result) is refused before
+// anything runs, naming both options, and the input is left as it was: the result was
+// renamed over it (--config c.ini --json c.ini replaced the config with the JSON). Not
+// table rows: each needs an input file of its own that the old behaviour overwrote.
+TEST(Errors, AResultThatIsAnInputIsRefused) {
+  const std::string d = tmpdir() + "/same";
+  ASSERT_EQ(system(("mkdir -p " + d + "/sw && cd " + d + " && ln -sf c.ini link.ini").c_str()), 0);
+  const std::map<std::string, std::string> inputs = {
+      {"c.ini", "mesh = 4x4\ncycles = 200\n"},
+      {"f.txt", "chip 1,1\n"},
+      {"s.txt", "100:chip:1,1\n"},
+      {"sw/results.csv", slurp(std::string(FAULTMESH_SOURCE_DIR) + "/tests/errors/sweep_ok.ini")}};
+  for (const auto& [name, text] : inputs) std::ofstream(d + "/" + name) << text;
+  struct Case {
+    std::string args, must_say;
+  };
+  const std::vector<Case> cases = {
+      {"traffic --config c.ini -q --json ./c.ini",
+       "--json ./c.ini names the same file as --config c.ini: a result must not overwrite an input"},
+      {"traffic --config c.ini --fault-file f.txt -q --csv f.txt", "--csv f.txt names the same file as --fault-file f.txt"},
+      {"allreduce --mesh 4x4 --bytes 64KiB --fail-schedule s.txt -q --json s.txt",
+       "--json s.txt names the same file as --fail-schedule s.txt"},
+      {"traffic --config link.ini -q --vcd c.ini", "--vcd c.ini names the same file as --config link.ini"},
+      {"traffic --config c.ini -q --json new.x --csv ../same/new.x",
+       "--csv ../same/new.x names the same file as --json new.x: each result needs a file of its own"},
+      {"sweep sw/results.csv --out sw", "sweep spec sw/results.csv is the sweep's own results.csv in --out sw"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = run(c.args, "cd " + d + " &&");
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.err;
+    EXPECT_EQ(o.err.rfind("faultmesh: error: ", 0), 0u) << c.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.must_say), std::string::npos) << c.args << "\n" << o.err;
+    EXPECT_FALSE(exists(d + "/new.x")) << c.args;
+    for (const auto& [name, text] : inputs) EXPECT_EQ(slurp(d + "/" + name), text) << c.args << ": " << name;
+  }
+}
+
+// A result that cannot be written although the input was fine exits 4 with one line,
+// "faultmesh: cannot write PATH: reason", and leaves no temporary file (it exited 2,
+// "bad input"). The failure comes from a file size limit (SIGXFSZ ignored, so write()
+// fails with EFBIG; the shell's limit is in 512-byte blocks and the stderr line fits)
+// and from a full device, written in place: renaming a temporary file over a device
+// replaced it with a regular file. As root the devices are private nodes (1,7 = full,
+// 1,3 = null), so that a regression cannot replace the system's.
+TEST(Errors, ResultWriteFailureExits4AndLeavesNoTemporaryFile) {
+  const std::string d = tmpdir() + "/wfail";
+  ASSERT_EQ(system(("mkdir -p " + d).c_str()), 0);
+  const std::string base = "traffic --mesh 4x4 --cycles 200 -q ";
+  for (const std::string& out : {"--json " + d + "/r.json", "--csv " + d + "/r.csv", "--vcd " + d + "/r.vcd"}) {
+    const Outcome o = run(base + out, "ulimit -f 1; trap '' XFSZ;");
+    EXPECT_EQ(o.code, 4) << out << "\n" << o.err;
+    EXPECT_EQ(o.err, "faultmesh: cannot write " + out.substr(out.find(' ') + 1) + ": File too large\n") << out;
+    EXPECT_TRUE(dir_empty(d)) << out << ": a temporary file was left in " << d;
+  }
+  std::string full = "/dev/full", null = "/dev/null";
+  if (geteuid() == 0) {
+    full = d + "/full";
+    null = d + "/null";
+    ASSERT_EQ(mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0);
+    ASSERT_EQ(mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  }
+  const Outcome f = run(base + "--json " + full);
+  EXPECT_EQ(f.code, 4) << f.err;
+  EXPECT_EQ(f.err, "faultmesh: cannot write " + full + ": No space left on device\n");
+  const Outcome ok = run(base + "--json " + null);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  for (const std::string& dev : {full, null}) {
+    struct stat st;
+    ASSERT_EQ(stat(dev.c_str(), &st), 0) << dev;
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << dev << " is no longer a device";
+  }
 }
 
 // SIGINT, SIGTERM or SIGHUP during a run that writes a waveform and a JSON: the process

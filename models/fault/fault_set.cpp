@@ -59,8 +59,8 @@ std::string place_error(const NetworkConfig& mesh, const FaultConfig& one) {
 }
 
 void read_fault_file(const std::string& path, FaultConfig* out, const NetworkConfig* mesh) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("--fault-file " + path + ": cannot read the file");
+  std::ifstream in;
+  open_input_file(path, "--fault-file " + path, &in);
   read_faults(in, path, out, mesh);
 }
 
