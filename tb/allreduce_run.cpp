@@ -113,15 +113,7 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   void restart(std::shared_ptr<const FaultSet> f) override {
     faults_ = std::move(f);
     lib_.set_faults(faults_);
-    Config c = cfg_;
-    c.coll.algo = cfg_.recovery.restart_algo;
-    d_ = descriptor_of(c, *faults_);
-    try {
-      run_ = lib_.get(d_);
-    } catch (const ConfigError& e) {
-      give_up(std::string("the restart algorithm refuses the live set: ") + e.what());
-      return;
-    }
+    if (!prepare(true, "the restart algorithm")) return;
     // The aborted run changed the buffers in place: every participant starts again from
     // its gradient (the chips charge the copy from the input buffer; see docs/faults.md).
     restore_words();
@@ -166,6 +158,20 @@ class Host : public sc_core::sc_module, public RecoveryHost {
     sock[sock_of_[c]]->b_transport(tx, delay);
     return tx.is_response_ok();
   }
+  // The descriptor for the live set (with --restart-algo when `restart_algo`) and its
+  // compiled collective; false, after give_up, when the algorithm refuses the live set.
+  bool prepare(bool restart_algo, const char* algorithm) {
+    Config c = cfg_;
+    if (restart_algo) c.coll.algo = cfg_.recovery.restart_algo;
+    d_ = descriptor_of(c, *faults_);
+    try {
+      run_ = lib_.get(d_);
+    } catch (const ConfigError& e) {
+      give_up(std::string(algorithm) + " refuses the live set: " + e.what());
+      return false;
+    }
+    return true;
+  }
   // Writes the descriptor into every live chip and starts it.
   void launch() {
     for (size_t c = 0; c < chips_.size(); ++c) {
@@ -201,15 +207,7 @@ class Host : public sc_core::sc_module, public RecoveryHost {
     launched_ = true;
     // On a machine that lost chips before the start, the collective is the one a restart
     // would run (--restart-algo): the configured one may need every chip (2d).
-    Config c = cfg_;
-    if (rerouted_) c.coll.algo = cfg_.recovery.restart_algo;
-    d_ = descriptor_of(c, *faults_);
-    try {
-      run_ = lib_.get(d_);
-    } catch (const ConfigError& e) {
-      give_up(std::string("the algorithm refuses the live set: ") + e.what());
-      return;
-    }
+    if (!prepare(rerouted_, "the algorithm")) return;
     launch();
     while (!finished_) {
       if (!aborted_ && all_done()) finished_ = true;
