@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -158,6 +159,12 @@ std::string validate(const Config& c) {
       }
   }
   return e.str();
+}
+
+bool verifies(const Config& c) {
+  if (c.coll.verify != Verify::Auto) return c.coll.verify == Verify::On;
+  const double words = std::ceil((double)c.coll.bytes / c.net.flit_bytes);
+  return words * 8.0 * c.net.chips() <= (double)(1ULL << 30);
 }
 
 }  // namespace fm

@@ -168,6 +168,10 @@ struct Config {
 // Checks every value and their consistency. Returns "" when valid, otherwise one line
 // naming the option (by its command-line spelling) and the allowed values.
 std::string validate(const Config& c);
+
+// Whether a run verifies: Verify::On/Off as given, Auto when the data words of all
+// chips fit in 1 GiB.
+bool verifies(const Config& c);
 // Packet sizes of `--packet A-B` (or N = N-N) that validate() accepts, and its message's
 // allowed part ("allowed N or A-B with ..."), for the CLI to echo the text as typed.
 bool packet_sizes_ok(int min_flits, int max_flits);

@@ -230,12 +230,6 @@ class Host : public sc_core::sc_module, public RecoveryHost {
 
 }  // namespace
 
-bool verifies(const Config& c) {
-  if (c.coll.verify != Verify::Auto) return c.coll.verify == Verify::On;
-  const double words = std::ceil((double)c.coll.bytes / c.net.flit_bytes);
-  return words * 8.0 * c.net.chips() <= (double)(1ULL << 30);
-}
-
 Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle compute_cycles) {
   const NetworkConfig& n = c.net;
   const double rtt = n.pipeline + n.link_latency + n.credit_latency + 1;

@@ -78,8 +78,5 @@ AllreduceResult run_allreduce(const Config& cfg, const RunOptions& opt = {});
 nlohmann::ordered_json allreduce_config_json(const Config& c);
 nlohmann::ordered_json allreduce_json(const AllreduceResult& r);
 
-// Whether a run verifies: Verify::On/Off as given, Auto when the data words of all
-// chips fit in 1 GiB.
-bool verifies(const Config& c);
 
 }  // namespace fm
