@@ -391,16 +391,20 @@ TEST(CollectiveSums, ShrinkUsesTheLargestFaultFreeRectangle) {
   EXPECT_EQ(check_sums(n, p).participants(), 48);
 }
 
-// count_transfers (the memory estimate's input) is the built schedule's transfer count,
-// for every algorithm and order, with and without holes and slices.
+// count_transfers (the memory estimate's input, counted in closed form per line) is the
+// built schedule's transfer count, for every algorithm, order and line kind, with and
+// without holes and slices, with a chunk that does not divide the shards.
 TEST(CollectiveSums, CountTransfersEqualsTheBuiltSchedule) {
   for (bool torus : {false, true})
     for (int hole : {0, 1, 2})
       for (Algo a : kAll)
         for (Order o : {Order::XY, Order::YX, Order::Both})
-          for (uint32_t sl : {0u, 3u}) {
+          for (uint32_t sl : {0u, 3u})
+          for (Line line : {Line::Ring, Line::Chain, Line::Auto}) {
             const bool two_d = a == Algo::TwoD || a == Algo::FT2D || a == Algo::Shrink;
-            if ((!two_d && (o != Order::XY || sl)) || (a == Algo::TwoD && hole)) continue;
+            if ((!two_d && (o != Order::XY || sl || line != Line::Ring)) ||
+                (a == Algo::TwoD && hole))
+              continue;
             NetworkConfig n = machine(8, 6, torus);
             if (hole >= 1) n.faults.boards.push_back(Coord{1, 1});
             if (hole == 2) n.faults.links.push_back({{6, 4}, kNorth, true});
@@ -410,6 +414,7 @@ TEST(CollectiveSums, CountTransfersEqualsTheBuiltSchedule) {
             p.words = 517;
             p.chunk_words = 6;
             p.slices = sl;
+            p.line = line;
             const FaultSet f(n);
             EXPECT_EQ(count_transfers(f, p), build_schedule(f, p).xfers.size()) << name(n, p);
           }

@@ -206,6 +206,19 @@ void emit_chain_step(ScheduleBuilder& b, const Job& j, size_t k, bool reduce, in
 // across all of them, chunk by chunk within a step.
 void emit(ScheduleBuilder& b, const std::vector<Job>& jobs, bool reduce, int phase,
           uint32_t chunk) {
+  if (b.count_only()) {
+    // Closed form for the memory estimate: a ring and a chain alike move every shard
+    // over n-1 links per phase, chunk by chunk (a chain's reduce-scatter takes pos
+    // steps from the left and n-1-pos from the right; its all-gather the reverse).
+    // Walking the steps instead costs chips^2 for one long line.
+    for (const Job& j : jobs) {
+      if (j.cyc.size() < 2) continue;
+      uint64_t chunks = 0;
+      for (const Own& o : j.own) chunks += (o.b - o.a + (uint64_t)chunk - 1) / chunk;
+      b.count((j.cyc.size() - 1) * chunks);
+    }
+    return;
+  }
   size_t steps = 0;
   for (const Job& j : jobs) steps = std::max(steps, j.cyc.size() - 1);
   for (size_t k = 0; k < steps; ++k)
@@ -959,6 +972,14 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
       make_jobs(plan.specs[spec_of[sg.pv]], lo, hi, &ring);
       Job back = job;
       for (const Job& r : ring) {
+        // The ring positions under a leaf of the segment, ascending, and the leaf at
+        // each: the search below walks these, not the whole ring (U^2 on a long line).
+        std::vector<int> leaf_of(r.cyc.size(), -1), lp;
+        for (size_t k = 0; k < r.cyc.size(); ++k) {
+          const auto l = leaf_at.find(fr.u(r.cyc[k]));
+          if (l != leaf_at.end()) leaf_of[k] = l->second, lp.push_back((int)k);
+        }
+        const size_t L = lp.size();
         for (const Own& o : r.own)
           for (const auto& range : mine) {
             const uint32_t a = std::max(range.first, o.a), b = std::min(range.second, o.b);
@@ -970,7 +991,6 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
               lv.late.push_back({path[own_leaf->second], r.cyc[o.pos], a, b});
               continue;
             }
-            const int n = (int)r.cyc.size();
             // To leaves under the last parents to pass the piece on in the ring's
             // reduce-scatter, which add it in; back from leaves under the first parents
             // to receive the result in the all-gather: the ring need not wait for
@@ -980,12 +1000,18 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
             // piece of an owner over another segment of the line (a mesh row the hole
             // cuts in two) is split over up to kSpread leaves each way.
             const size_t m = !both || !fr.live(fr.u(r.cyc[o.pos]), sg.v) ? 1 : kSpread;
+            // in: the nearest leaves before the owner in ring order (o.pos-1, o.pos-2,
+            // ... wrapping); out: the nearest after it (o.pos+1, ...).
             std::vector<int> in, out;
-            for (int k = 1; k < n && (in.size() < m || out.size() < m); ++k) {
-              const auto l_in = leaf_at.find(fr.u(r.cyc[(o.pos - k + n) % n]));
-              const auto l_out = leaf_at.find(fr.u(r.cyc[(o.pos + k) % n]));
-              if (in.size() < m && l_in != leaf_at.end()) in.push_back(l_in->second);
-              if (out.size() < m && l_out != leaf_at.end()) out.push_back(l_out->second);
+            const size_t at = (size_t)(std::lower_bound(lp.begin(), lp.end(), o.pos) - lp.begin());
+            const size_t after = (size_t)(std::upper_bound(lp.begin(), lp.end(), o.pos) - lp.begin());
+            for (size_t t = 0; t < L && out.size() < m; ++t) {
+              const int q = lp[(after + t) % L];
+              if (q != o.pos) out.push_back(leaf_of[q]);
+            }
+            for (size_t t = 0; t < L && in.size() < m; ++t) {
+              const int q = lp[(at + L - 1 - t) % L];
+              if (q != o.pos) in.push_back(leaf_of[q]);
             }
             if (in.empty() || out.empty()) throw std::logic_error("ft2d: a segment under no chip of its line");
             const size_t q = std::min(in.size(), out.size());
@@ -1207,6 +1233,7 @@ void construct(const FaultSet& f, const AlgoParams& p, ScheduleBuilder& b) {
     return b.phase(n);
   };
   auto chunked = [&](ChipId src, ChipId dst, uint32_t a, uint32_t bnd, bool reduce, int phase) {
+    if (b.count_only()) return b.count(bnd > a ? (bnd - a + (uint64_t)cw - 1) / cw : 0);
     for (uint32_t off = a; off < bnd; off += cw) b.add(src, dst, off, std::min(cw, bnd - off), reduce, phase);
   };
   // Slice by slice (each a share of every part's range, with its own fold, two-level
