@@ -3,14 +3,13 @@
 //
 // One SC_METHOD (Clock::run) runs per cycle and notifies `tick` immediately. A second
 // one (Clock::evaluate), statically sensitive to `tick`, evaluates that cycle for every
-// awake unit (router, NI) by calling its evaluate() in a fixed order (the order the
-// units were added). Each unit is a plain C++ object here, not a SystemC process: with
-// one SC_METHOD per unit the kernel visited all of them every cycle (sc_event::trigger,
-// the runnable queues, run_process), which on a busy 16x16 torus was ~20 % of the
-// simulator's cache misses (cachegrind) and ~6 % of its instructions; the list costs one
-// pointer per awake unit. Tick-sensitive processes of test benches (the RTL router
-// adapter, the waveform tracer, co-simulation benches) run in the same delta as the
-// units, as before.
+// awake unit (router, NI) by calling its evaluate(). Each unit is a plain C++ object
+// here, not a SystemC process: with one SC_METHOD per unit the kernel visited all of
+// them every cycle (sc_event::trigger, the runnable queues, run_process), which on a
+// busy 16x16 torus was ~20 % of the simulator's cache misses and ~6 % of its
+// instructions; the list costs one pointer per awake unit. Tick-sensitive processes of
+// test benches (the RTL router adapter, the waveform tracer, co-simulation benches) run
+// in the same delta as the units, before or after all of them.
 //
 // A unit with nothing to do sleeps and costs nothing: it leaves the awake list. Whoever
 // hands it work (a link delivering a flit, or its own traffic source) calls
@@ -20,13 +19,37 @@
 // unit is awake is kept and booked if it goes to sleep before that cycle. (The calendar
 // replaced SystemC timed notifications, whose event heap cost a quarter of the run time.)
 //
-// All communication between units goes through links with latency >= 1 cycle, so the
-// order in which units evaluate inside one cycle never changes a result.
+// Threads (set_threads, docs/performance.md "Parallel kernel"). The units are split in
+// `threads` groups, contiguous runs of the add order (a band of chips: a chip's router
+// and NI are added one after the other), each with its own awake list and calendar. A
+// cycle has two steps, each run for every group at once on its own worker thread (the
+// calling thread takes group 0) and closed by a barrier:
+//   1. evaluate: every awake unit of the group evaluates the cycle. It touches only its
+//      own state and the sender's side of the links it writes: what a link send does to
+//      the receiving unit (its port bits, its wake-up) is noted in the sending group's
+//      outbox for the receiver's group (Link::send, Link::send_credit).
+//   2. commit: each group applies the notes addressed to its units (in the order of the
+//      sending groups), and the notes a unit posts to another unit (Clocked::post).
+// Then the calling thread runs the actions units deferred to it (defer(): SystemC event
+// notifications), in group order. Every link has latency >= 1, so nothing a unit does in
+// a cycle can matter to another unit in that same cycle, and the results are the same,
+// byte for byte, for every number of threads and every grouping: the serial run (one
+// thread) takes the same two steps. A cycle with few awake units runs both steps for
+// every group on the calling thread, without waking the workers; so do whole epochs of
+// cycles when the calling thread alone measures faster (few units per cycle, or more
+// threads than free cores: a barrier then waits for a thread the system has not
+// scheduled). Which cycles run where never changes a result.
 #pragma once
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <queue>
 #include <systemc>
+#include <thread>
 #include <vector>
 
 #include "models/types.h"
@@ -34,6 +57,7 @@
 namespace fm {
 
 class Clock;
+class Link;
 
 // Base of every unit driven by the clock. A unit the clock evaluates (Clock::add(),
 // called by its constructor) implements evaluate(); a unit with its own tick-sensitive
@@ -45,9 +69,14 @@ class alignas(64) Clocked {
  public:
   explicit Clocked(Clock& clk) : clk_(clk) {}
   virtual ~Clocked() = default;
-  // Make sure the unit evaluates cycle `at` (> now). Cheap when it is awake.
+  // Make sure the unit evaluates cycle `at` (> now). Cheap when it is awake. While the
+  // clock evaluates a cycle, a unit may call it only for itself (its links call it for
+  // their receivers in the commit step).
   inline void wake_at(Cycle at);
   Cycle cycles_evaluated() const { return evaluated_; }
+  // The unit's group (Clock::set_threads).
+  int group() const { return group_; }
+  Clock& clock() const { return clk_; }
   // Ports (bit = port number) whose link has flits, or credits, in flight toward this
   // unit; kept by Link. A unit with flits incoming stays awake to read each in its
   // arrival cycle; credits wait in their link until the unit next evaluates a cycle.
@@ -56,6 +85,9 @@ class alignas(64) Clocked {
  protected:
   // One cycle (clk_.now()) of an added unit; called only while it is awake.
   virtual void evaluate() {}
+  // A note (a, b) posted to this unit by another one in the cycle just evaluated
+  // (Clock::post), delivered in the commit step by this unit's group.
+  virtual void note(uint64_t a, uint64_t b) { (void)a, (void)b; }
   // Sleep until wake_at() is called, or until cycle `at` if given.
   inline void sleep(Cycle at = kNever);
   // For a unit with its own process: counts its cycles for cycles_evaluated().
@@ -65,6 +97,7 @@ class alignas(64) Clocked {
  private:
   friend class Clock;
   bool asleep_ = false;     // only added units sleep
+  uint16_t group_ = 0;      // Clock::set_threads
   uint32_t order_ = 0;      // position in evaluation order (Clock::add)
   // Asleep: the earliest cycle it is booked for in the calendar. Awake: the earliest
   // cycle someone asked for with wake_at() since it woke, booked if it goes to sleep
@@ -75,94 +108,124 @@ class alignas(64) Clocked {
 
 class Clock : public sc_core::sc_module {
  public:
-  Clock(sc_core::sc_module_name name, sc_core::sc_time period)
-      : sc_module(name), period_(period), ring_(kRing) {
-    SC_METHOD(run);
-    sensitive << start_;
-    dont_initialize();
-    SC_METHOD(evaluate);
-    sensitive << tick_;
-    dont_initialize();
-  }
+  Clock(sc_core::sc_module_name name, sc_core::sc_time period);
+  ~Clock() override;
   SC_HAS_PROCESS(Clock);
   Cycle now() const { return now_; }
   const sc_core::sc_event& tick() const { return tick_; }
   const sc_core::sc_time& period() const { return period_; }
 
   // Adds unit u to those the clock evaluates (at elaboration); it starts asleep. Units
-  // evaluate in the order they were added.
-  void add(Clocked* u) {
-    u->asleep_ = true;
-    u->order_ = added_++;
+  // evaluate in the order they were added (within a group; the order never matters).
+  void add(Clocked* u);
+  // Splits the units into n groups evaluated by n threads (n >= 1; the default is 1).
+  // Called before the simulation starts or between cycles, never from a unit.
+  void set_threads(int n);
+  int threads() const { return (int)groups_.size(); }
+  // The threads a run uses for a requested count (0: the cores this process may run on).
+  static int threads_for(int requested);
+  // Cycles evaluated on the workers (the others ran on the calling thread alone).
+  uint64_t parallel_cycles() const { return parallel_cycles_; }
+
+  // One group's state: its awake list, its calendar and the notes its units leave for
+  // other groups' units in the evaluate step. Only its own thread touches it then;
+  // in the commit step each group reads the notes addressed to it.
+  struct Note {
+    Clocked* to;
+    uint64_t a, b;
+  };
+  struct alignas(64) Group {
+    std::vector<Clocked*> awake;  // in evaluation order (Clocked::order_)
+    std::vector<Clocked*> merged;  // scratch for the merge (no allocation per cycle)
+    std::vector<std::vector<Clocked*>> ring;  // per-cycle buckets (kRing)
+    struct Far {
+      Cycle at;
+      Clocked* u;
+      bool operator<(const Far& o) const { return at > o.at; }  // min-heap
+    };
+    std::priority_queue<Far> far;
+    std::vector<std::vector<Link*>> flits_to, credits_to;  // [receiving group]
+    std::vector<std::vector<Note>> notes_to;               // [receiving group]
+    std::vector<std::function<void()>> deferred;
+  };
+  // The group whose evaluate step runs on this thread right now (nullptr outside it):
+  // links defer what a send does to the receiver while it is set.
+  static Group*& current() {
+    static thread_local Group* g = nullptr;
+    return g;
   }
-  // Books unit u to be woken at cycle `at`.
+  // Books unit u to be woken at cycle `at`, in its group's calendar.
   void book(Clocked* u, Cycle at) {
-    if (at - now_ < kRing) ring_[at & (kRing - 1)].push_back(u);
-    else far_.push({at, u});
+    Group& g = *groups_[u->group_];
+    if (at - now_ < kRing) g.ring[at & (kRing - 1)].push_back(u);
+    else g.far.push({at, u});
+  }
+  // Delivers note (a, b) to unit `to` (Clocked::note): at once outside a cycle's
+  // evaluation, else in its commit step, by `to`'s group.
+  void post(Clocked* to, uint64_t a, uint64_t b) {
+    if (Group* g = current()) g->notes_to[to->group_].push_back({to, a, b});
+    else to->note(a, b);
+  }
+  // Runs f on the calling thread once the cycle's commit step is done (at once outside
+  // a cycle's evaluation): for what must not run on a worker, e.g. SystemC event
+  // notifications. Deferred actions run in group order, then in the order posted.
+  void defer(std::function<void()> f) {
+    if (Group* g = current()) g->deferred.push_back(std::move(f));
+    else f();
   }
 
  private:
   static constexpr Cycle kRing = 1024;
+  // Below this many awake units a cycle runs on the calling thread alone: waking the
+  // workers and two barriers cost more than the units' work (docs/performance.md). The
+  // environment variable FAULTMESH_PARALLEL_MIN overrides it (1: every cycle runs on
+  // the workers), for the checks that small runs give the serial results.
+  static size_t parallel_min();
   // The first cycle starts after elaboration, once every unit's initial bookings are in.
   void start_of_simulation() override { start_.notify(sc_core::SC_ZERO_TIME); }
-  // Advances the cycle, moves the units booked for it into the awake list and ticks.
-  void run() {
-    if (started_) ++now_;
-    started_ = true;
-    while (!far_.empty() && far_.top().at - now_ < kRing) {
-      ring_[far_.top().at & (kRing - 1)].push_back(far_.top().u);
-      far_.pop();
-    }
-    std::vector<Clocked*>& due = ring_[now_ & (kRing - 1)];
-    const size_t before = awake_.size();
-    for (Clocked* u : due) {
-      if (u->asleep_ && u->pending_ == now_) {
-        u->pending_ = kNever;
-        u->asleep_ = false;
-        awake_.push_back(u);
-      }
-    }
-    due.clear();
-    if (awake_.size() != before) {  // merge the woken into the list, kept in order
-      const auto by_order = [](const Clocked* a, const Clocked* b) {
-        return a->order_ < b->order_;
-      };
-      std::sort(awake_.begin() + before, awake_.end(), by_order);
-      merged_.clear();
-      std::merge(awake_.begin(), awake_.begin() + before, awake_.begin() + before, awake_.end(),
-                 std::back_inserter(merged_), by_order);
-      awake_.swap(merged_);
-    }
-    tick_.notify();
-    next_trigger(period_);
-  }
-  // Evaluates the current cycle for every awake unit; those that went to sleep leave the
-  // list (a unit woken again later in the same cycle is booked for the next one).
-  void evaluate() {
-    size_t kept = 0;
-    for (size_t i = 0; i < awake_.size(); ++i) {
-      Clocked* u = awake_[i];
-      if (u->pending_ <= now_) u->pending_ = kNever;  // asked for this cycle: here it is
-      ++u->evaluated_;
-      u->evaluate();
-      if (!u->asleep_) awake_[kept++] = u;
-    }
-    awake_.resize(kept);
-  }
-  struct Far {
-    Cycle at;
-    Clocked* u;
-    bool operator<(const Far& o) const { return at > o.at; }  // min-heap
-  };
+  // Advances the cycle, moves the units booked for it into their groups' awake lists
+  // and ticks.
+  void run();
+  // Evaluates the current cycle for every awake unit (both steps, every group).
+  void evaluate();
+  void evaluate_group(Group& g);  // step 1 for one group
+  void commit_group(int r);       // step 2 for group r
+  void wake_due(Group& g);
+  void regroup(int n);
+  void start_workers();
+  void stop_workers();
+  void worker(int id, uint64_t seen);
+  // Runs step `step` (1 or 2) for every group, groups 1.. on the workers.
+  void parallel_step(int step);
+
   sc_core::sc_time period_;
   sc_core::sc_event tick_, start_;
-  std::vector<std::vector<Clocked*>> ring_;
-  std::priority_queue<Far> far_;
-  std::vector<Clocked*> awake_;  // in evaluation order (Clocked::order_)
-  std::vector<Clocked*> merged_;  // scratch for run()'s merge (no allocation per cycle)
-  uint32_t added_ = 0;
+  std::vector<std::unique_ptr<Group>> groups_;
+  std::vector<Clocked*> units_;  // in add order
   Cycle now_ = 0;
   bool started_ = false;
+  uint64_t parallel_cycles_ = 0;
+  // Serial or parallel, chosen by measurement (choose_mode()): per mode, the wall time
+  // per awake unit over its last epoch of kEpoch cycles with enough awake units.
+  static constexpr uint32_t kEpoch = 1024;
+  struct ModeCost {
+    double ns = 0, units = 0;  // this epoch so far
+    double cost = -1;          // ns per unit over its last epoch (-1: not measured yet)
+  };
+  ModeCost cost_[2];
+  bool parallel_mode_ = true, probing_ = false;
+  uint32_t epoch_cycles_ = 0, probe_every_ = 4, since_probe_ = 0;
+  void choose_mode();
+  // Workers: each waits for `go_` to change, runs step `step_` for its group, then
+  // counts itself in `arrived_`. They spin briefly, then block on `cv_`.
+  std::vector<std::thread> workers_;
+  std::atomic<uint64_t> go_{0};
+  std::atomic<int> arrived_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
+  int step_ = 0;
+  std::mutex m_;
+  std::condition_variable cv_;
 };
 
 inline void Clocked::wake_at(Cycle at) {

@@ -56,6 +56,9 @@ class Link : public sc_core::sc_module {
   }
 
   // Flit leaving the upstream unit at cycle `depart`; arrives at depart + latency.
+  // While the clock evaluates a cycle the sender writes only its side (the slot, its
+  // counters); what the send does to the receiver is committed after the cycle by the
+  // receiver's group (commit_flits), so sender and receiver may run on two threads.
   void send(const Flit& f, Cycle depart) {
     if (failed_) {
       if (dead_chips_ && (*dead_chips_)[f.dst]) ++dropped_dead_dst_;
@@ -66,9 +69,25 @@ class Link : public sc_core::sc_module {
     Slot& s = fring_[at & fmask_];
     s.flit = f;
     s.at = at | kValid;
-    if (inflight_flits_++ == 0) down_->flit_ports_ |= down_bit_;
     ++sent_;
+    if (Clock::Group* g = Clock::current()) {
+      if (pend_flits_++ == 0) {
+        pend_at_ = at;
+        g->flits_to[down_->group()].push_back(this);
+      } else if (at < pend_at_) {
+        pend_at_ = at;
+      }
+      return;
+    }
+    if (inflight_flits_++ == 0) down_->flit_ports_ |= down_bit_;
     down_->wake_at(at);
+  }
+  // The receiver's side of the flits sent in the cycle just evaluated (Clock, step 2).
+  void commit_flits() {
+    if (inflight_flits_ == 0) down_->flit_ports_ |= down_bit_;
+    inflight_flits_ += pend_flits_;
+    pend_flits_ = 0;
+    down_->wake_at(pend_at_);
   }
   // Flit arriving at cycle `now`, if any.
   bool receive(Cycle now, Flit* out) {
@@ -91,14 +110,22 @@ class Link : public sc_core::sc_module {
     return &s.flit;
   }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
+  // While the clock evaluates a cycle it waits in the sender's side (pend_credits_)
+  // until the upstream unit's group commits it (commit_credits).
   void send_credit(int vc, Cycle now) {
     if (failed_) { ++dropped_credits_; return; }
-    if (inflight_credits_ > cmask_) {  // more credits than buffer slots: flow control broken
-      ++dropped_credits_;
+    const Credit c = Credit::make(now + credit_latency_, vc);
+    if (Clock::Group* g = Clock::current()) {
+      if (pend_credits_.empty()) g->credits_to[up_->group()].push_back(this);
+      pend_credits_.push_back(c);
       return;
     }
-    cring_[(chead_ + inflight_credits_) & cmask_] = Credit::make(now + credit_latency_, vc);
-    if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit_;
+    push_credit(c);
+  }
+  // The upstream side of the credits sent in the cycle just evaluated (Clock, step 2).
+  void commit_credits() {
+    for (const Credit& c : pend_credits_) push_credit(c);
+    pend_credits_.clear();
   }
   // VC of the oldest credit that has arrived by cycle `now`, or -1.
   int receive_credit(Cycle now) {
@@ -228,6 +255,14 @@ class Link : public sc_core::sc_module {
     Flit flit;
     Cycle at = kNoArrival;  // arrival cycle of the flit last sent here | kValid
   };
+  void push_credit(Credit c) {
+    if (inflight_credits_ > cmask_) {  // more credits than buffer slots: flow control broken
+      ++dropped_credits_;
+      return;
+    }
+    cring_[(chead_ + inflight_credits_) & cmask_] = c;
+    if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit_;
+  }
   // Every credit has been applied: the next one is written to slot 0 again. With the
   // usual one or two credits in flight the ring then stays in its first slots, which
   // share the credit side's cache line. The tracer's credit_arriving() needs the credit
@@ -252,6 +287,8 @@ class Link : public sc_core::sc_module {
   const int latency_;
   uint64_t sent_ = 0;
   bool failed_ = false;
+  uint32_t pend_flits_ = 0;  // sent in the cycle being evaluated, not yet committed
+  Cycle pend_at_ = 0;        // the earliest arrival among them
   alignas(64) Slot fslots_[kInlineSlots];
   // Credit side: FIFO ring cring_[chead_ .. chead_ + inflight_credits_), then its slots.
   alignas(64) Credit* cring_ = nullptr;  // cinline_ or credits_.data()
@@ -266,6 +303,7 @@ class Link : public sc_core::sc_module {
   // Storage of rings too large to be inline, and rarely used state.
   alignas(64) std::vector<Slot> flits_;
   std::vector<Credit> credits_;
+  std::vector<Credit> pend_credits_;  // sent in the cycle being evaluated (send_credit)
   uint64_t dropped_flits_ = 0, dropped_credits_ = 0;
   uint64_t dropped_dead_dst_ = 0;
   const std::vector<char>* dead_chips_ = nullptr;

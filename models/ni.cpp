@@ -192,17 +192,26 @@ void NetworkInterface::eject(EjectLane& l, int lane, Cycle now) {
   }
   if (ep_) ep_->ejected(f, slot, now);
   if (!f.tail()) return;
-  NetworkInterface* s = (*peers_)[f.src];
-  if (f.packet < s->base_ || f.packet >= s->next_packet_) {
+  ++st_.packets_delivered;
+  // The packet's record is the source NI's, which may be evaluating this same cycle on
+  // another thread: it closes the record (and takes the latency sample) itself, in
+  // the commit step (note()).
+  clk_.post((*peers_)[f.src], (uint64_t)f.packet | (uint64_t)f.seq << 32, now);
+}
+
+// Packet `packet` of this NI, whose tail (flit `seq`) was ejected in cycle `now`.
+void NetworkInterface::note(uint64_t a, uint64_t now) {
+  const uint32_t packet = (uint32_t)a;
+  const uint16_t seq = (uint16_t)(a >> 32);
+  if (packet < base_ || packet >= next_packet_) {
     violation("tail of a packet that is not outstanding (delivered twice?)");
     return;
   }
-  Record& rec = s->record(f.packet);
-  if (rec.delivered || f.seq + 1 != rec.size) {
+  Record& rec = record(packet);
+  if (rec.delivered || seq + 1 != rec.size) {
     violation("tail of a packet delivered twice or with the wrong length");
     return;
   }
-  ++st_.packets_delivered;
   if (rec.measured) {
     const uint32_t lat = (uint32_t)(now - rec.created);
     const uint32_t net = (uint32_t)(now - rec.injected);
@@ -212,7 +221,7 @@ void NetworkInterface::eject(EjectLane& l, int lane, Cycle now) {
     st_.latencies.push_back(lat);
     st_.network_latencies.push_back(net);
   }
-  s->delivered(f.packet);
+  delivered(packet);
 }
 
 void NetworkInterface::bad_event(BadEvent what, int v, const Flit* f) {

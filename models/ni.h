@@ -50,13 +50,15 @@ class PacketEndpoint {
   virtual void ejected(const Flit& f, int slot, Cycle now) = 0;
 };
 
-// Per-NI statistics; the network sums them in chip order.
+// Per-NI statistics; the network sums them in chip order. Flits and packets
+// delivered count at the destination; the latencies of the packets an NI created (and
+// measured_packets) at that source NI, which keeps their records.
 struct NiStats {
   uint64_t packets_created = 0, flits_created = 0;
   uint64_t flits_injected = 0, flits_ejected = 0, packets_delivered = 0;
   uint64_t window_flits_created = 0;   // created inside the measurement window
   uint64_t window_flits_ejected = 0;   // ejected inside the measurement window
-  uint64_t measured_packets = 0;       // created in the window and delivered
+  uint64_t measured_packets = 0;       // created here in the window and delivered
   uint64_t latency_sum = 0, network_latency_sum = 0;
   std::vector<uint32_t> latencies;     // packet latencies of measured packets
   std::vector<uint32_t> network_latencies;
@@ -220,6 +222,9 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   [[gnu::cold, gnu::noinline]] void bad_event(BadEvent what, int v, const Flit* f);
   Record& record(uint32_t packet) { return records_[packet - base_]; }
   void delivered(uint32_t packet);
+  // The tail of packet (uint32_t)a, flit a >> 32, was ejected in cycle b (Clock::post
+  // from the destination NI).
+  void note(uint64_t a, uint64_t b) override;
 
   // The fields every cycle or flit reads first (two cache lines with the statistics'
   // counters), then the rest.

@@ -1,11 +1,18 @@
 #!/bin/bash
-# usage: sim/check_identical.sh OLD_BIN NEW_BIN
+# usage: sim/check_identical.sh OLD_BIN NEW_BIN [THREADS...]
 # Runs a fixed set of allreduce and traffic configurations with both simulator binaries
 # and compares their --json output without the host-timing fields (the "simulator" object,
-# wall_seconds, router_cycles_per_second). Any difference in a simulated result fails.
-# For optimisations that must not change what is simulated. Takes ~1-2 minutes.
+# wall_seconds, router_cycles_per_second), their --csv output, a VCD and an FST byte for
+# byte. Any difference in a simulated result fails. For optimisations that must not
+# change what is simulated. Takes ~1-2 minutes.
+# THREADS: thread counts for NEW_BIN (e.g. 1 2 3 8); OLD_BIN then runs with --threads 1
+# and NEW_BIN once per count, so OLD_BIN = NEW_BIN checks that the parallel kernel gives
+# the serial results (models/clock.h). Without them both run with their defaults.
+# NEW_BIN runs with FAULTMESH_PARALLEL_MIN=1: every cycle on the workers, small meshes too.
+# CHECK_IDENTICAL_QUICK=1 runs every third configuration (CI's short form).
 set -u
-old=$1; new=$2
+old=$1; new=$2; shift 2
+threads=("$@")
 dir=$(mktemp -d /tmp/check_identical.XXXXXX)
 strip='import json,sys
 def clean(o):
@@ -17,6 +24,13 @@ def clean(o):
         return [clean(v) for v in o]
     return o
 print(json.dumps(clean(json.load(open(sys.argv[1]))), indent=1, sort_keys=True))'
+
+# The same for --csv: the host-timing columns dropped.
+strip_csv='import csv,sys
+rows=list(csv.reader(open(sys.argv[1])))
+keep=[i for i,h in enumerate(rows[0]) if h not in ("wall_seconds","router_cycles_per_second") and not h.startswith("simulator.")]
+w=csv.writer(sys.stdout)
+for r in rows: w.writerow([r[i] for i in keep if i < len(r)])'
 
 checks=(
   "allreduce --mesh 4x4 --algo 2d --bytes 64KiB --verify on"
@@ -42,32 +56,58 @@ checks=(
   "traffic --mesh 8x8 --topology torus --pattern bitcomp --rate 0.5 --vcs 4 --local-ports 4 --packet 8 --cycles 3000 --warmup 500 --seed 7"
   "traffic --mesh 8x8 --pattern tornado --rate 0.2 --fail-chip 4,4 --local-ports 2 --cycles 3000 --warmup 500"
   "allreduce --mesh 16x16 --topology torus --algo 2d --bytes 256KiB --verify off"
+  # The issue cases for the parallel kernel: past saturation around a failed board, and
+  # a mid-run board failure with the sums checked.
+  "traffic --mesh 8x8 --pattern uniform --rate 0.6 --fail-board 1,1 --cycles 3000 --warmup 500 --max-drain 20000"
+  "allreduce --mesh 8x8 --algo ft2d --bytes 256KiB --verify on --fail-at 40%:board:2,1"
 )
 
-fail=0; i=0
+if [ ${#threads[@]} -eq 0 ]; then old_args=(); new_runs=("")
+else
+  old_args=()  # a binary from before the parallel kernel has no --threads: it is serial
+  if $old traffic --help 2>/dev/null | grep -q -- --threads; then old_args=(--threads 1); fi
+  new_runs=(); for t in "${threads[@]}"; do new_runs+=("--threads $t"); done; fi
+
+fail=0; i=0; ran=0
+compare() {  # what, old file, new file
+  if [ -s "$2" ] && cmp -s "$2" "$3"; then echo "same:      $1"
+  else echo "DIFFERENT: $1"; diff "$2" "$3" 2>&1 | head -10; fail=1; fi
+}
 for c in "${checks[@]}"; do
   i=$((i+1))
-  if ! $old $c -q --json "$dir/old$i.json" > "$dir/old$i.out" 2>&1; then echo "old binary failed: $c"; fi
-  if ! $new $c -q --json "$dir/new$i.json" > "$dir/new$i.out" 2>&1; then echo "new binary failed: $c"; fi
-  if [ ! -s "$dir/old$i.json" ] || [ ! -s "$dir/new$i.json" ]; then
-    echo "MISSING JSON: $c"; fail=1; continue
-  fi
-  python3 -c "$strip" "$dir/old$i.json" > "$dir/old$i.txt"
-  python3 -c "$strip" "$dir/new$i.json" > "$dir/new$i.txt"
-  if cmp -s "$dir/old$i.txt" "$dir/new$i.txt"; then
-    echo "same:      $c"
-  else
-    echo "DIFFERENT: $c"; diff "$dir/old$i.txt" "$dir/new$i.txt" | head -10; fail=1
-  fi
+  if [ "${CHECK_IDENTICAL_QUICK:-0}" = 1 ] && [ $((i % 3)) != 1 ]; then continue; fi
+  ran=$((ran+1))
+  csv=(); case $c in traffic*) csv=(--csv "$dir/old$i.csv");; esac
+  if ! $old $c "${old_args[@]}" -q --json "$dir/old$i.json" "${csv[@]}" > "$dir/old$i.out" 2>&1; then echo "old binary failed: $c"; fi
+  python3 -c "$strip" "$dir/old$i.json" > "$dir/old$i.txt" 2>/dev/null
+  for nr in "${new_runs[@]}"; do
+    ncsv=(); case $c in traffic*) ncsv=(--csv "$dir/new$i.csv");; esac
+    # shellcheck disable=SC2086
+    if ! FAULTMESH_PARALLEL_MIN=1 $new $c $nr -q --json "$dir/new$i.json" "${ncsv[@]}" > "$dir/new$i.out" 2>&1; then echo "new binary failed: $c $nr"; fi
+    if [ ! -s "$dir/old$i.json" ] || [ ! -s "$dir/new$i.json" ]; then
+      echo "MISSING JSON: $c $nr"; fail=1; continue
+    fi
+    python3 -c "$strip" "$dir/new$i.json" > "$dir/new$i.txt"
+    compare "$c $nr" "$dir/old$i.txt" "$dir/new$i.txt"
+    if [ ${#csv[@]} -gt 0 ]; then
+      python3 -c "$strip_csv" "$dir/old$i.csv" > "$dir/old$i.csv.txt"
+      python3 -c "$strip_csv" "$dir/new$i.csv" > "$dir/new$i.csv.txt"
+      compare "$c $nr --csv" "$dir/old$i.csv.txt" "$dir/new$i.csv.txt"
+    fi
+  done
 done
 # The waveform tracer reads link and router state through views that layout changes
-# must keep exact: compare a VCD byte for byte too (credit latency > 1, two lanes).
+# must keep exact: compare a VCD and an FST byte for byte too (credit latency > 1, two
+# lanes).
 wave="traffic --mesh 4x4 --rate 0.4 --cycles 300 --warmup 50 --credit-latency 3 --local-ports 2 -q"
-$old $wave --vcd "$dir/old.vcd" > /dev/null 2>&1; $new $wave --vcd "$dir/new.vcd" > /dev/null 2>&1
-if [ -s "$dir/old.vcd" ] && cmp -s "$dir/old.vcd" "$dir/new.vcd"; then
-  echo "same:      $wave --vcd"
-else
-  echo "DIFFERENT: $wave --vcd"; fail=1
-fi
-if [ $fail = 0 ]; then echo "all ${#checks[@]} runs and the VCD identical"; rm -rf "$dir"; else echo "differences found (files in $dir)"; fi
+for fmt in vcd fst; do
+  $old $wave "${old_args[@]}" --$fmt "$dir/old.$fmt" > /dev/null 2>&1
+  for nr in "${new_runs[@]}"; do
+    rm -f "$dir/new.$fmt"
+    # shellcheck disable=SC2086
+    FAULTMESH_PARALLEL_MIN=1 $new $wave $nr --$fmt "$dir/new.$fmt" > /dev/null 2>&1
+    compare "$wave $nr --$fmt" "$dir/old.$fmt" "$dir/new.$fmt"
+  done
+done
+if [ $fail = 0 ]; then echo "all $ran runs, the VCD and the FST identical"; rm -rf "$dir"; else echo "differences found (files in $dir)"; fi
 exit $fail

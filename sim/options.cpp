@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -196,6 +197,9 @@ po::options_description network_options(const NetworkConfig& d) {
      "failed link x,y:D (D = N|E|S|W; both directions) or x,y:D:oneway (repeatable)")
     ("fault-file", po::value<std::string>(),
      "file of faults, one per line: chip x,y | board bx,by | link x,y:D [oneway]; # comments")
+    ("threads", po::value<std::string>()->default_value("auto"),
+     "worker threads evaluating each cycle, 1..256, or auto (the machine's cores); "
+     "results are the same for every count (docs/performance.md)")
     ("mem-limit", po::value<std::string>()->default_value("auto"),
      "refuse a run estimated to need more memory than this, e.g. 8GiB "
      "(auto: what the machine has available now; docs/errors.md)");
@@ -408,6 +412,14 @@ Config config_from(const po::variables_map& vm, bool check_network_memory) {
   // After validate (faults play no part in it): the file's places are checked against a
   // valid mesh, line by line.
   if (vm.count("fault-file")) read_fault_file(vm["fault-file"].as<std::string>(), &n.faults, &n);
+  const std::string th = vm["threads"].as<std::string>();
+  if (th != "auto") {
+    char* end = nullptr;
+    const long v = std::strtol(th.c_str(), &end, 10);
+    if (th.empty() || *end || v < 1 || v > 256)
+      throw UsageError("--threads " + th + ": allowed auto or a whole number 1..256");
+    c.run.threads = (int)v;
+  }
   const std::string ml = vm["mem-limit"].as<std::string>();
   if (ml != "auto" && !parse_bytes(ml, &c.run.mem_limit))
     throw UsageError("--mem-limit " + ml + ": allowed auto or bytes, e.g. 8GiB");

@@ -74,14 +74,14 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   // RecoveryHost.
   bool collective_running() const override { return run_ && !finished_ && !aborted_; }
   double progress() const override {
-    return run_ && run_->total_words ? (double)run_->applied_words / run_->total_words : 0.0;
+    return run_ && run_->total_words ? (double)run_->applied_words() / run_->total_words : 0.0;
   }
   Cycle phase_started(const std::string& key) const override {
     Cycle first = kNever;
     if (!run_) return first;
     const std::vector<std::string>& names = run_->schedule().phase_names;
     for (size_t p = 0; p < names.size(); ++p)
-      if (phase_matches(key, names[p])) first = std::min(first, run_->phase_start[p]);
+      if (phase_matches(key, names[p])) first = std::min(first, run_->phase_start(p));
     return first;
   }
   bool touched_by(const FaultSet& f) const override {
@@ -303,6 +303,8 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   net->apply_faults(faults);
   if (opt.eject_log)
     for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
+  // The eject log is one list in ejection order, written by every NI: one thread then.
+  net->clock().set_threads(opt.eject_log ? 1 : Clock::threads_for(cfg.run.threads));
   r.routes_info = rs;
   r.routes_info.tables.clear();
   const int n = net->chips();
@@ -403,6 +405,8 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   if (tracer) r.wave_note = tracer->finish();
   r.totals = net->counters();
   r.peak_rss_kb = peak_rss_kb();
+  r.threads = net->clock().threads();
+  r.parallel_cycles = net->clock().parallel_cycles();
   r.router_cycles_per_second = r.wall_seconds > 0 ? (double)drv.done() * n / r.wall_seconds : 0;
   if (ctl) {
     r.timeline = ctl->timeline();
@@ -485,9 +489,9 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   }
   for (size_t ph = 0; ph < sched.phase_names.size(); ++ph) {
     PhaseTime t{sched.phase_names[ph], 0, 0};
-    if (run->phase_start[ph] != kNever) {
-      t.start = run->phase_start[ph] - r.start_cycle;
-      t.end = run->phase_end[ph] - r.start_cycle;
+    if (run->phase_start(ph) != kNever) {
+      t.start = run->phase_start(ph) - r.start_cycle;
+      t.end = run->phase_end(ph) - r.start_cycle;
     }
     r.phases.push_back(t);
   }
@@ -634,7 +638,9 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["simulator"] = {{"wall_seconds", r.wall_seconds},
                     {"setup_seconds", r.setup_seconds},
                     {"router_cycles_per_second", r.router_cycles_per_second},
-                    {"peak_rss_kb", r.peak_rss_kb}};
+                    {"peak_rss_kb", r.peak_rss_kb},
+                    {"threads", r.threads},
+                    {"parallel_cycles", r.parallel_cycles}};
   return j;
 }
 

@@ -107,6 +107,8 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   net->apply_faults(faults);
   if (opt.eject_log)
     for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
+  // The eject log is one list in ejection order, written by every NI: one thread then.
+  net->clock().set_threads(opt.eject_log ? 1 : Clock::threads_for(cfg.run.threads));
   std::unique_ptr<Tracer> tracer = opt.wave ? Tracer::attach(*net, *opt.wave) : nullptr;
   if (tracer && !faults.empty())
     tracer->fault_event(0, "faults applied before the run: " + fault_list(cfg.net.faults));
@@ -241,6 +243,8 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   r.flit_hops_per_second = sim_seconds > 0 ? r.totals.flits_switched / sim_seconds : 0;
   r.router_activity = router_cycles > 0 ? r.totals.router_cycles_evaluated / router_cycles : 0;
   r.peak_rss_kb = peak_rss_kb();
+  r.threads = net->clock().threads();
+  r.parallel_cycles = net->clock().parallel_cycles();
   return r;
 }
 
@@ -362,7 +366,9 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
   j["simulator"] = {{"setup_seconds", r.setup_seconds},
                     {"flit_hops_per_second", r.flit_hops_per_second},
                     {"peak_rss_kb", r.peak_rss_kb},
-                    {"router_activity", r.router_activity}};
+                    {"router_activity", r.router_activity},
+                    {"threads", r.threads},
+                    {"parallel_cycles", r.parallel_cycles}};
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});

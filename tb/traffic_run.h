@@ -47,6 +47,8 @@ struct TrafficResult {
   std::vector<double> vc_occupancy_max;    // per VC index, the busiest input VC's mean
   double setup_seconds = 0, wall_seconds = 0;
   double router_cycles_per_second = 0, flit_hops_per_second = 0;
+  int threads = 1;               // threads that evaluated the cycles (models/clock.h)
+  uint64_t parallel_cycles = 0;  // cycles evaluated on more than one thread
   double router_activity = 0;              // share of router-cycles actually evaluated
   long peak_rss_kb = 0;
   std::string wave_note;                   // the tracer's note for the user ("" if none)

@@ -128,6 +128,9 @@ class FstWriter : public WaveWriter {
     fstWriterSetPackType(ctx_, FST_WR_PT_LZ4);
     fstWriterSetTimescale(ctx_, -9);
     fstWriterSetVersion(ctx_, "faultmesh");
+    // Not the wall-clock date fstapi writes by default: the same run gives the same
+    // file, byte for byte (as the VCD, which has no $date).
+    fstWriterSetDate(ctx_, "not recorded (reproducible output)");
     fstWriterSetComment(ctx_, comment.c_str());
   }
   ~FstWriter() override { abort(); }

@@ -91,7 +91,7 @@ TEST(Wave, SinglePacketArrivalsFollowTheZeroLoadFormula) {
     sc_core::sc_start(net.clock().period() * 40.0);
     tracer->finish();
     nlohmann::json r;
-    r["latency"] = net.ni(3).stats().latencies.at(0);
+    r["latency"] = net.ni(0).stats().latencies.at(0);  // kept by the source NI
     return r;
   });
   const long t0 = 7, P = 3, L = 2, H = 2, S = 2;

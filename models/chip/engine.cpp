@@ -58,8 +58,22 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
   in_count.assign(chips, 0);
   for (const coll::Xfer& x : sc.xfers) total_words += x.len;
   for (const coll::Xfer& x : sc.xfers) ++in_count[x.dst];
-  phase_start.assign(sc.phase_names.size(), kNever);
-  phase_end.assign(sc.phase_names.size(), 0);
+  phases = sc.phase_names.size();
+  applied_by_chip.assign(chips, 0);
+  first_send.assign((size_t)chips * phases, kNever);
+  last_apply.assign((size_t)chips * phases, 0);
+}
+
+Cycle CollectiveRun::phase_start(size_t p) const {
+  Cycle t = kNever;
+  for (size_t i = p; i < first_send.size(); i += phases) t = std::min(t, first_send[i]);
+  return t;
+}
+
+Cycle CollectiveRun::phase_end(size_t p) const {
+  Cycle t = 0;
+  for (size_t i = p; i < last_apply.size(); i += phases) t = std::max(t, last_apply[i]);
+  return t;
 }
 
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const Config& cfg, ChipId id,
@@ -142,7 +156,7 @@ void CollectiveEngine::start(std::shared_ptr<CollectiveRun> run, uint64_t buf, C
 void CollectiveEngine::make_ready(uint32_t x, Cycle t) {
   CollectiveRun& r = *run_;
   const coll::Xfer& xf = r.schedule().xfers[x];
-  Cycle& ps = r.phase_start[xf.phase];
+  Cycle& ps = r.first_send[id_ * r.phases + xf.phase];
   ps = std::min(ps, t);
   const uint32_t D = (uint32_t)r.packet_words();
   const uint32_t np = (uint32_t)r.packets_of(x);
@@ -265,9 +279,9 @@ void CollectiveEngine::apply(uint32_t x, uint32_t k, Cycle at, const uint64_t* d
                       verify_ ? const_cast<uint64_t*>(data) : nullptr, at);
   }
   r.applied_at[x] = std::max(r.applied_at[x], done);
-  r.applied_words += n;
+  r.applied_by_chip[id_] += n;
   last_ = std::max(last_, done);
-  Cycle& pe = r.phase_end[xf.phase];
+  Cycle& pe = r.last_apply[id_ * r.phases + xf.phase];
   pe = std::max(pe, done);
   if (--r.rx_left[x] == 0) transfer_applied(x);
 }
@@ -305,7 +319,11 @@ void CollectiveEngine::maybe_finish() {
   finished_ = true;
   done_cycle_ = last_;
   const Cycle t = now();
-  if (done_) done_->notify(period_ * (double)(done_cycle_ > t ? done_cycle_ - t : 0));
+  if (!done_) return;
+  // SystemC events are notified on the simulation's own thread (Clock::defer).
+  const sc_core::sc_time d = period_ * (double)(done_cycle_ > t ? done_cycle_ - t : 0);
+  sc_core::sc_event* ev = done_;
+  ni_.clock().defer([ev, d] { ev->notify(d); });
 }
 
 }  // namespace fm

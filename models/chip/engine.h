@@ -36,7 +36,15 @@ class CollectiveRun {
   uint32_t id() const { return id_; }
   // Progress: data words applied so far (all chips) out of the schedule's total (the
   // fault controller's progress triggers).
-  uint64_t applied_words = 0, total_words = 0;
+  uint64_t applied_words() const {
+    uint64_t n = 0;
+    for (uint64_t w : applied_by_chip) n += w;
+    return n;
+  }
+  uint64_t total_words = 0;
+  // Per phase: first cycle a chunk of it was read for sending, last cycle one was applied.
+  Cycle phase_start(size_t p) const;
+  Cycle phase_end(size_t p) const;
   bool aborted = false;  // set by the runtime: a new START builds a fresh run
   const coll::Schedule& schedule() const { return *s_; }
   int packets_of(uint32_t x) const {
@@ -55,8 +63,12 @@ class CollectiveRun {
   // Per chip: transfers it sends (in list order) and the number it receives.
   std::vector<uint32_t> out_off, out_idx;
   std::vector<uint32_t> in_count;
-  // Per phase: first cycle a chunk of it was read for sending, last cycle one was applied.
-  std::vector<Cycle> phase_start, phase_end;
+  // What the engines of different chips update, kept per chip (an engine runs on its
+  // chip's thread, models/clock.h): words applied, and per chip and phase
+  // ([chip * phases + phase]) the first send and last apply cycle.
+  std::vector<uint64_t> applied_by_chip;
+  std::vector<Cycle> first_send, last_apply;
+  size_t phases = 0;
 
  private:
   std::shared_ptr<const coll::Schedule> s_;

@@ -1,0 +1,293 @@
+// The clock's cycle loop and its worker threads (models/clock.h says what a cycle does).
+#include "models/clock.h"
+
+#include "models/link.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace fm {
+
+namespace {
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+// Spins before a worker blocks, or the calling thread yields, at a barrier: at two
+// barriers per cycle a block costs more than a busy cycle's work, but spinning on
+// a machine with fewer cores than threads starves the thread that is late.
+constexpr int kSpins = 4000;
+}  // namespace
+
+Clock::Clock(sc_core::sc_module_name name, sc_core::sc_time period)
+    : sc_module(name), period_(period) {
+  regroup(1);
+  SC_METHOD(run);
+  sensitive << start_;
+  dont_initialize();
+  SC_METHOD(evaluate);
+  sensitive << tick_;
+  dont_initialize();
+}
+
+Clock::~Clock() { stop_workers(); }
+
+void Clock::add(Clocked* u) {
+  u->asleep_ = true;
+  u->order_ = (uint32_t)units_.size();
+  u->group_ = 0;
+  units_.push_back(u);
+  if (groups_.size() > 1) regroup((int)groups_.size());
+}
+
+size_t Clock::parallel_min() {
+  static const size_t n = [] {
+    const char* e = std::getenv("FAULTMESH_PARALLEL_MIN");
+    const long v = e ? std::atol(e) : 0;
+    return v > 0 ? (size_t)v : size_t(48);
+  }();
+  return n;
+}
+
+int Clock::threads_for(int requested) {
+  if (requested > 0) return requested;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return (int)std::max(1u, std::thread::hardware_concurrency());
+}
+
+void Clock::set_threads(int n) {
+  if (n < 1) n = 1;
+  if (n == (int)groups_.size()) return;
+  stop_workers();
+  regroup(n);
+}
+
+// Deals the units out in n contiguous runs of the add order, as even as the count
+// allows, and moves every awake unit and calendar booking to its new group.
+void Clock::regroup(int n) {
+  std::vector<Clocked*> awake;
+  std::vector<Group::Far> booked;  // (cycle, unit) of every calendar entry
+  for (auto& g : groups_) {
+    awake.insert(awake.end(), g->awake.begin(), g->awake.end());
+    for (Cycle c = 0; c < kRing; ++c)
+      for (Clocked* u : g->ring[c]) {
+        // A bucket holds cycle now_ + ((c - now_) mod kRing); entries for the current
+        // cycle were taken by run() already, so `now_` itself means a full turn ahead.
+        const Cycle ahead = (c - now_) & (kRing - 1);
+        booked.push_back({now_ + (ahead ? ahead : kRing), u});
+      }
+    while (!g->far.empty()) {
+      booked.push_back(g->far.top());
+      g->far.pop();
+    }
+  }
+  groups_.clear();
+  for (int i = 0; i < n; ++i) {
+    auto g = std::make_unique<Group>();
+    g->ring.resize(kRing);
+    g->flits_to.resize(n);
+    g->credits_to.resize(n);
+    g->notes_to.resize(n);
+    groups_.push_back(std::move(g));
+  }
+  const size_t units = units_.size();
+  for (size_t i = 0; i < units; ++i) units_[i]->group_ = (uint16_t)(i * n / std::max<size_t>(units, 1));
+  std::sort(awake.begin(), awake.end(),
+            [](const Clocked* a, const Clocked* b) { return a->order_ < b->order_; });
+  for (Clocked* u : awake) groups_[u->group_]->awake.push_back(u);
+  for (const Group::Far& f : booked) book(f.u, f.at);
+}
+
+void Clock::wake_due(Group& g) {
+  while (!g.far.empty() && g.far.top().at - now_ < kRing) {
+    g.ring[g.far.top().at & (kRing - 1)].push_back(g.far.top().u);
+    g.far.pop();
+  }
+  std::vector<Clocked*>& due = g.ring[now_ & (kRing - 1)];
+  if (due.empty()) return;
+  std::vector<Clocked*>& awake = g.awake;
+  const size_t before = awake.size();
+  for (Clocked* u : due) {
+    if (u->asleep_ && u->pending_ == now_) {
+      u->pending_ = kNever;
+      u->asleep_ = false;
+      awake.push_back(u);
+    }
+  }
+  due.clear();
+  if (awake.size() != before) {  // merge the woken into the list, kept in order
+    const auto by_order = [](const Clocked* a, const Clocked* b) { return a->order_ < b->order_; };
+    std::sort(awake.begin() + before, awake.end(), by_order);
+    g.merged.clear();
+    std::merge(awake.begin(), awake.begin() + before, awake.begin() + before, awake.end(),
+               std::back_inserter(g.merged), by_order);
+    awake.swap(g.merged);
+  }
+}
+
+void Clock::run() {
+  if (started_) ++now_;
+  started_ = true;
+  for (auto& g : groups_) wake_due(*g);
+  tick_.notify();
+  next_trigger(period_);
+}
+
+// Step 1 for one group: its awake units evaluate the cycle; those that went to sleep
+// leave the list (a unit woken again later in the cycle is booked for the next one).
+void Clock::evaluate_group(Group& g) {
+  current() = &g;
+  std::vector<Clocked*>& awake = g.awake;
+  size_t kept = 0;
+  for (size_t i = 0; i < awake.size(); ++i) {
+    Clocked* u = awake[i];
+    if (u->pending_ <= now_) u->pending_ = kNever;  // asked for this cycle: here it is
+    ++u->evaluated_;
+    u->evaluate();
+    if (!u->asleep_) awake[kept++] = u;
+  }
+  awake.resize(kept);
+  current() = nullptr;
+}
+
+// Step 2 for group r: what the cycle's sends and notes do to r's units, in the order
+// of the sending groups.
+void Clock::commit_group(int r) {
+  for (auto& s : groups_) {
+    std::vector<Link*>& fl = s->flits_to[r];
+    for (Link* l : fl) l->commit_flits();
+    fl.clear();
+    std::vector<Link*>& cr = s->credits_to[r];
+    for (Link* l : cr) l->commit_credits();
+    cr.clear();
+    std::vector<Note>& nt = s->notes_to[r];
+    for (const Note& n : nt) n.to->note(n.a, n.b);
+    nt.clear();
+  }
+}
+
+// After an epoch: the mode with the lower cost per unit runs the next epochs; the other
+// is measured again now and then, less often each time it loses (every 4th to 64th
+// epoch), so a machine that gets busier or quieter during a run is followed.
+void Clock::choose_mode() {
+  ModeCost& m = cost_[parallel_mode_];
+  const double c = m.ns / std::max(m.units, 1.0);
+  m.cost = m.cost < 0 ? c : 0.5 * (m.cost + c);
+  m.ns = m.units = 0;
+  epoch_cycles_ = 0;
+  if (cost_[!parallel_mode_].cost < 0) {  // the other mode has not run yet
+    parallel_mode_ = !parallel_mode_;
+    return;
+  }
+  const bool best = cost_[1].cost < cost_[0].cost;  // true: parallel
+  if (probing_) {  // the epoch just ended measured the mode that was behind
+    probe_every_ = best == parallel_mode_ ? 4 : std::min(probe_every_ * 2, 64u);
+    probing_ = false;
+    since_probe_ = 0;
+  }
+  if (++since_probe_ >= probe_every_) {
+    probing_ = true;
+    parallel_mode_ = !best;
+  } else {
+    parallel_mode_ = best;
+  }
+}
+
+void Clock::evaluate() {
+  size_t awake = 0;
+  for (auto& g : groups_) awake += g->awake.size();
+  const int n = (int)groups_.size();
+  if (n > 1 && awake >= parallel_min()) {
+    const bool par = parallel_mode_;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (par) {
+      if (workers_.empty()) start_workers();
+      ++parallel_cycles_;
+      parallel_step(1);
+      parallel_step(2);
+    } else {
+      for (auto& g : groups_) evaluate_group(*g);
+      for (int r = 0; r < n; ++r) commit_group(r);
+    }
+    cost_[par].ns += (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - t0).count();
+    cost_[par].units += (double)awake;
+    if (++epoch_cycles_ == kEpoch) choose_mode();
+  } else {
+    for (auto& g : groups_) evaluate_group(*g);
+    for (int r = 0; r < n; ++r) commit_group(r);
+  }
+  for (auto& g : groups_) {
+    if (g->deferred.empty()) continue;
+    // Moved out first: an action may defer another (it then runs at once).
+    std::vector<std::function<void()>> acts;
+    acts.swap(g->deferred);
+    for (auto& f : acts) f();
+  }
+}
+
+void Clock::parallel_step(int step) {
+  const int workers = (int)workers_.size();
+  step_ = step;
+  arrived_.store(0, std::memory_order_relaxed);
+  go_.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lk(m_);
+    cv_.notify_all();
+  }
+  if (step == 1) evaluate_group(*groups_[0]);
+  else commit_group(0);
+  for (int spins = 0; arrived_.load(std::memory_order_acquire) != workers; ++spins) {
+    if (spins < kSpins) cpu_relax();
+    else std::this_thread::yield();
+  }
+}
+
+// `seen`: the value of go_ when the worker was made (the main thread may bump it
+// before the thread first runs).
+void Clock::worker(int id, uint64_t seen) {
+  for (;;) {
+    int spins = 0;
+    while (go_.load(std::memory_order_acquire) == seen && !stop_.load(std::memory_order_relaxed)) {
+      if (++spins < kSpins) {
+        cpu_relax();
+        continue;
+      }
+      std::unique_lock<std::mutex> lk(m_);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      cv_.wait(lk, [&] {
+        return go_.load(std::memory_order_seq_cst) != seen || stop_.load(std::memory_order_relaxed);
+      });
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (stop_.load(std::memory_order_relaxed)) return;
+    seen = go_.load(std::memory_order_acquire);
+    if (step_ == 1) evaluate_group(*groups_[id]);
+    else commit_group(id);
+    arrived_.fetch_add(1, std::memory_order_acq_rel);
+  }
+}
+
+void Clock::start_workers() {
+  stop_.store(false);
+  const uint64_t seen = go_.load();
+  for (int i = 1; i < (int)groups_.size(); ++i) workers_.emplace_back([this, i, seen] { worker(i, seen); });
+}
+
+void Clock::stop_workers() {
+  if (workers_.empty()) return;
+  {
+    std::lock_guard<std::mutex> lk(m_);
+    stop_.store(true);
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+  stop_.store(false);
+}
+
+}  // namespace fm
