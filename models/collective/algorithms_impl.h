@@ -82,6 +82,12 @@ struct Frame {
     const long n = t.neighbour(a, p);
     return n >= 0 && !f.link_dead(a, p) && !f.link_dead((ChipId)n, opposite(p));
   }
+  // Line v+d (wrapping on a torus), or -1 off a mesh edge.
+  int vnext(int v, int d) const {
+    const int w = v + d;
+    if (t.torus()) return (w + V) % V;
+    return w < 0 || w >= V ? -1 : w;
+  }
 };
 
 // The two-level scheme over [lo, hi) in one frame, with the given line specs, as job

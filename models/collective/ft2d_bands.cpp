@@ -83,37 +83,27 @@ std::vector<ChipId> band_cycle(const Frame& fr, const std::vector<int>& ls, int 
 std::vector<RingSpec> ft2d_specs(const Frame& fr) {
   const int U = fr.U, V = fr.V;
   const bool torus = fr.t.torus();
-  std::vector<char> full(V, 1);
-  for (int v = 0; v < V; ++v)
-    for (int u = 0; u < U; ++u) {
-      if (!fr.live(u, v)) full[v] = 0;
-      if (U > 1 && (torus || u + 1 < U) && !fr.ulink(u, v)) full[v] = 0;
-    }
+  const std::vector<char> full = full_lines(fr);
   std::vector<int> band(V, -1);  // band id of each line, -1: a full line on its own
   int nb = 0;
   auto merge = [&](int from, int to) {
     for (int& x : band)
       if (x == from) x = to;
   };
-  auto vnext = [&](int v, int d) -> int {  // line v+d, or -1 off a mesh edge
-    const int w = v + d;
-    if (torus) return (w + V) % V;
-    return w < 0 || w >= V ? -1 : w;
-  };
   for (int v = 0; v < V; ++v)
     if (!full[v] && band[v] < 0) {
       // The run of cut lines through v, in order.
       int a = v;
-      for (int w = vnext(a, -1); w >= 0 && w != v && !full[w]; w = vnext(a, -1)) a = w;
+      for (int w = fr.vnext(a, -1); w >= 0 && w != v && !full[w]; w = fr.vnext(a, -1)) a = w;
       std::vector<int> run;
-      for (int w = a; w >= 0 && !full[w] && band[w] == -1; w = vnext(w, 1)) {
+      for (int w = a; w >= 0 && !full[w] && band[w] == -1; w = fr.vnext(w, 1)) {
         band[w] = -2;
         run.push_back(w);
       }
       // Two full neighbours and more than one cut line: the lower half of the run
       // pairs with the line below, the upper half with the line above, so that no band
       // is deeper than it must be. Otherwise one band; growing adds a full line.
-      const int below = vnext(run.front(), -1), above = vnext(run.back(), 1);
+      const int below = fr.vnext(run.front(), -1), above = fr.vnext(run.back(), 1);
       const bool split = run.size() >= 2 && below >= 0 && above >= 0 && below != above &&
                          full[below] && full[above] && band[below] < 0 && band[above] < 0;
       const size_t half = split ? (run.size() + 1) / 2 : run.size();
@@ -153,7 +143,7 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
     if ((int)ls.size() == V) return false;
     for (int d : {-1, 1}) {
       for (int v : ls) {
-        const int w = vnext(v, d);
+        const int w = fr.vnext(v, d);
         if (w < 0 || band[w] == id) continue;
         if (band[w] < 0) band[w] = id;
         else merge(band[w], id);
@@ -183,7 +173,7 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
     if ((int)ls.size() < V) {
       size_t s = 0;
       while (true) {
-        const int before = vnext(ls[s], -1);
+        const int before = fr.vnext(ls[s], -1);
         if (before < 0 || band[before] != id) break;
         s = (s + 1) % ls.size();
       }

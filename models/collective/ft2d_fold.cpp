@@ -44,11 +44,6 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
   bool any_full = false;
   for (char x : full) any_full = any_full || x;
   if (!any_full) return plan;
-  auto vnext = [&](int v, int d) -> int {
-    const int w = v + d;
-    if (torus) return (w + V) % V;
-    return w < 0 || w >= V ? -1 : w;
-  };
   // A column is cut when its full lines' chips are not one straight run (a hole sits
   // between them). On a mesh with one order (xy or yx), cut or faulty columns at the
   // sides (a run touching u = 0 or U-1) leave the rings: the full lines' rings span only
@@ -106,7 +101,7 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
       for (int d : {-1, 1}) {
         int w = v;
         for (int k = 1; k < V; ++k) {
-          const int nb = vnext(w, d);
+          const int nb = fr.vnext(w, d);
           if (nb < 0 || !fr.live(u, nb) || !fr.vlink(u, d < 0 ? nb : w)) break;
           if (full[nb]) {
             if (best < 0 || k < best) best = k, dir = d;
@@ -117,7 +112,7 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
       }
       if (best < 0) return plan;  // no column path to a full line
       depth[c] = best + hdepth(u);
-      parent[c] = fr.chip(u, vnext(v, dir));
+      parent[c] = fr.chip(u, fr.vnext(v, dir));
     }
   }
   std::vector<int> spec_of(V, -1);
@@ -215,7 +210,7 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
       if (!x.aligned || !y.aligned || y.pair >= 0 ||  // aligned: depth 1
           x.path.size() != y.path.size() || x.pv == y.v || y.pv == x.v)
         continue;
-      int up = vnext(x.v, 1) == y.v ? 1 : vnext(x.v, -1) == y.v ? -1 : 0;
+      int up = fr.vnext(x.v, 1) == y.v ? 1 : fr.vnext(x.v, -1) == y.v ? -1 : 0;
       bool ok = up != 0;
       for (size_t k = 0; k < x.path.size() && ok; ++k) {
         const int u = fr.u(x.path[k]);
