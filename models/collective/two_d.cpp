@@ -1,0 +1,315 @@
+// The 2-D family (2d, shrink, ft2d): a two-level reduction in a frame whose first
+// dimension u is x (order XY) or y (order YX):
+//   1. every "line spec" (a row ring, or for ft2d a band ring threading several rows)
+//      reduce-scatters the range; each of its chips owns a set of column shards;
+//   2. for every piece of the buffer, the owners it has (one per line spec) form a
+//      group, which allreduces that piece (ring reduce-scatter then all-gather);
+//   3. every line spec all-gathers the range.
+// The groups of step 2 are derived from the ownership, not written by hand, so any
+// assignment of shards gives a correct schedule; the constructions only choose
+// assignments that keep the groups on straight lines (rect_specs here for 2d and
+// shrink; ft2d_fold.cpp and ft2d_bands.cpp for ft2d). ft2d wraps the scheme in a fold
+// (chips outside the full lines hand their data in first) and an unfold (they get the
+// sum back last). Straight lines run as rings or as chains (AlgoParams::line).
+#include <algorithm>
+#include <string>
+
+#include "models/collective/algorithms_impl.h"
+
+namespace fm::coll::detail {
+namespace {
+
+// Whether consecutive chips of `p` are neighbours joined by a live link (both ways):
+// the path a chain needs.
+bool path_linked(const Frame& fr, const std::vector<ChipId>& p) {
+  for (size_t i = 0; i + 1 < p.size(); ++i) {
+    bool joined = false;
+    for (int q = 0; q < kNumNetPorts && !joined; ++q)
+      joined = fr.t.neighbour(p[i], (Port)q) == (long)p[i + 1] && !fr.f.link_dead(p[i], (Port)q) &&
+               !fr.f.link_dead(p[i + 1], opposite((Port)q));
+    if (!joined) return false;
+  }
+  return true;
+}
+
+// Whether a straight line (a path of live links; `cyclic` when it also closes) runs as a
+// chain under the frame's line mode: chain always, auto only where no ring closes (a
+// closed ring both ways carries S (n-1)/n per link direction, a chain S, an
+// alternate-node ring 2 S (n-1)/n).
+bool as_chain(const Frame& fr, const std::vector<ChipId>& path, bool cyclic) {
+  if (fr.line == Line::Ring || path.size() < 3) return false;  // n = 2: ring = chain
+  return (fr.line == Line::Chain || !cyclic) && path_linked(fr, path);
+}
+
+}  // namespace
+
+// The ring of one straight line of chips (in order along u): the natural cycle, both
+// ways, when it closes with a live wraparound link; the alternate-node ring otherwise;
+// or a chain along it (as_chain). Chip i owns column shard i.
+RingSpec line_spec(const Frame& fr, const std::vector<ChipId>& line, bool cyclic) {
+  RingSpec s;
+  s.chain = as_chain(fr, line, cyclic);
+  s.bi = !s.chain && cyclic && line.size() >= 3;
+  s.cyc = s.bi || s.chain ? line : alt_order(line);
+  for (ChipId c : line) s.cols.push_back({c});
+  return s;
+}
+
+namespace {
+
+// The ring of a phase-2 group (one owner per line spec), members as chips. On one
+// straight line of consecutive live links: natural cycle both ways when it closes,
+// else the alternate-node ring over the path. Anything else (a group that had to
+// detour): the alternate-node ring over the members sorted along v, which is correct
+// (the network routes the longer edges) if less tidy. Ownership: even, in ring order.
+RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
+  std::sort(m.begin(), m.end(), [&](ChipId a, ChipId b) {
+    return fr.v(a) != fr.v(b) ? fr.v(a) < fr.v(b) : fr.u(a) < fr.u(b);
+  });
+  RingSpec s;
+  bool one_line = true;
+  for (ChipId c : m) one_line = one_line && fr.u(c) == fr.u(m[0]);
+  std::vector<ChipId> path = m;
+  bool cyclic = false;
+  if (one_line && m.size() >= 2) {
+    const int u = fr.u(m[0]);
+    const size_t n = m.size();
+    // Breaks: consecutive members (cyclically on a torus) not joined by a live link.
+    std::vector<size_t> breaks;  // index i: no link between m[i] and m[i+1]
+    for (size_t i = 0; i < n; ++i) {
+      const bool last = i + 1 == n;
+      if (last && !fr.t.torus()) {
+        breaks.push_back(i);
+        continue;
+      }
+      const int va = fr.v(m[i]), vb = fr.v(m[(i + 1) % n]);
+      const bool adj = (va + 1) % fr.V == vb && fr.vlink(u, va);
+      if (!adj) breaks.push_back(i);
+    }
+    if (breaks.empty() && (int)n == fr.V) {
+      cyclic = true;
+    } else if (breaks.size() == 1) {  // a path: start it just after the break
+      std::rotate(path.begin(), path.begin() + (breaks[0] + 1) % n, path.end());
+    }
+  }
+  // A chain needs one straight path of live links (breaks.size() == 1 above; on a torus
+  // a column that lost one link becomes a chain instead of detouring).
+  if (one_line && as_chain(fr, path, cyclic)) {
+    s.cyc = path;
+    s.chain = true;
+  } else if (cyclic) {
+    s.cyc = path;
+    s.bi = true;
+  } else {
+    s.cyc = alt_order(path);
+  }
+  for (ChipId c : path) s.cols.push_back({c});
+  return s;
+}
+
+// Who owns what of [lo, hi) once the line spec `s` has reduce-scattered it (both halves
+// of a two-way ring), sorted by offset.
+OwnList line_ownership(const RingSpec& s, uint32_t lo, uint32_t hi) {
+  OwnList o;
+  const bool bi = !s.chain && s.bi && s.cyc.size() >= 3 && hi - lo >= 2;
+  const uint32_t mid = bi ? lo + (hi - lo) / 2 : hi;
+  if (s.cyc.size() == 1) {
+    o.push_back({s.cyc[0], {lo, hi}});
+  } else {
+    o = ownership(s, lo, mid);
+    if (bi) {
+      auto o2 = ownership(s, mid, hi);
+      o.insert(o.end(), o2.begin(), o2.end());
+    }
+  }
+  std::sort(o.begin(), o.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return o;
+}
+
+// Step 2 of the two-level scheme: for each piece of [lo, hi), the chips owning it, one
+// per line spec (the pieces are cut at every ownership boundary of every spec; adjacent
+// pieces with the same owners are merged).
+std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> owner_groups(
+    const std::vector<RingSpec>& specs, uint32_t lo, uint32_t hi) {
+  // Per spec, its ownership over [lo, hi) as the two halves make_jobs uses.
+  std::vector<std::vector<std::pair<ChipId, std::pair<uint32_t, uint32_t>>>> own;
+  std::vector<uint32_t> cuts = {lo, hi};
+  for (const RingSpec& s : specs) {
+    auto o = line_ownership(s, lo, hi);
+    for (const auto& x : o) cuts.push_back(x.second.first);
+    own.push_back(std::move(o));
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::vector<ChipId>>> groups;
+  std::vector<size_t> at(specs.size(), 0);
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const uint32_t a = cuts[k], b = cuts[k + 1];
+    std::vector<ChipId> m;
+    for (size_t s = 0; s < specs.size(); ++s) {
+      while (own[s][at[s]].second.second <= a) ++at[s];
+      m.push_back(own[s][at[s]].first);
+    }
+    if (!groups.empty() && groups.back().first.second == a && groups.back().second == m)
+      groups.back().first.second = b;
+    else
+      groups.push_back({{a, b}, m});
+  }
+  return groups;
+}
+
+}  // namespace
+
+void two_level(const Frame& fr, const std::vector<RingSpec>& specs, uint32_t lo, uint32_t hi,
+               TwoLevel* out) {
+  for (const RingSpec& s : specs) make_jobs(s, lo, hi, &out->rs1);
+  for (const auto& g : owner_groups(specs, lo, hi)) {
+    if (g.second.size() < 2) continue;
+    make_jobs(group_spec(fr, g.second), g.first.first, g.first.second, &out->rs2);
+  }
+}
+
+// The straight line specs of a rectangle [u0, u0+nu) x [v0, v0+nv) (coordinates wrap on
+// a torus): one per v.
+std::vector<RingSpec> rect_specs(const Frame& fr, int u0, int nu, int v0, int nv) {
+  std::vector<RingSpec> specs;
+  for (int j = 0; j < nv; ++j) {
+    const int v = (v0 + j) % fr.V;
+    std::vector<ChipId> line;
+    bool cyclic = fr.t.torus() && nu == fr.U;
+    for (int i = 0; i < nu; ++i) {
+      const int u = (u0 + i) % fr.U;
+      line.push_back(fr.chip(u, v));
+      if (cyclic && !fr.ulink(u, v)) cyclic = false;
+    }
+    specs.push_back(line_spec(fr, line, cyclic));
+  }
+  return specs;
+}
+
+// The 2-D family's schedule: participants, the order's parts, and slice by slice the
+// fold (ft2d), the two-level scheme and the unfold.
+void construct_two_d(const FaultSet& f, const AlgoParams& p, ScheduleBuilder& b) {
+  const Topology2D& t = f.topology();
+  const int W = t.width(), H = t.height();
+  const uint32_t S = p.words, cw = p.chunk_words;
+  Rect r{0, 0, W, H};
+  if (p.algo == Algo::Shrink) r = largest_rect(f, p.order != Order::YX);
+  for (ChipId c = 0; c < (ChipId)t.chips(); ++c) {
+    bool on = !f.chip_dead(c);
+    if (p.algo == Algo::Shrink) {
+      const int dx = (t.x(c) - r.x0 + W) % W, dy = (t.y(c) - r.y0 + H) % H;
+      on = dx < r.w && dy < r.h;
+    }
+    b.set_participant(c, on);
+  }
+  struct Part {
+    bool xy;
+    uint32_t lo, hi;
+  };
+  std::vector<Part> parts;
+  if (p.order == Order::XY) parts.push_back({true, 0, S});
+  if (p.order == Order::YX) parts.push_back({false, 0, S});
+  if (p.order == Order::Both) {
+    parts.push_back({true, 0, S / 2});
+    parts.push_back({false, S / 2, S});
+  }
+  if (p.slices > kMaxSlices)
+    throw ConfigError("allreduce slices: " + std::to_string(p.slices) + ", allowed 0 (auto) or 1.." +
+                      std::to_string(kMaxSlices));
+  // Auto: one count for the whole family, holes or not (kAutoSlices), so 2d, shrink and
+  // ft2d run alike by default (docs/collectives.md, "Slices").
+  uint32_t slices = p.slices ? p.slices : kAutoSlices;
+  // A slice has at least one word of every part.
+  slices = std::max<uint32_t>(1, std::min<uint64_t>(slices, S / parts.size()));
+  auto name = [&](const Part& pt, const char* what, bool first) {
+    const bool x = pt.xy == first;
+    std::string n = std::string(what) + (x ? " x" : " y");
+    if (parts.size() > 1) n += pt.xy ? " (xy half)" : " (yx half)";
+    return b.phase(n);
+  };
+  auto chunked = [&](ChipId src, ChipId dst, uint32_t a, uint32_t bnd, bool reduce, int phase) {
+    if (b.count_only()) return b.count(bnd > a ? (bnd - a + (uint64_t)cw - 1) / cw : 0);
+    for (uint32_t off = a; off < bnd; off += cw) b.add(src, dst, off, std::min(cw, bnd - off), reduce, phase);
+  };
+  // Slice by slice (each a share of every part's range, with its own fold, two-level
+  // scheme and unfold), so that with the engines sending in schedule order slice s+1's
+  // fold runs while slice s is in the full lines' rings: the fold's latency is paid
+  // once per slice, not for the whole buffer.
+  for (uint32_t sl = 0; sl < slices; ++sl) {
+    std::vector<Part> sp(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i)
+      sp[i] = {parts[i].xy, cut(parts[i].lo, parts[i].hi, sl, slices),
+               cut(parts[i].lo, parts[i].hi, sl + 1, slices)};
+    std::vector<TwoLevel> tl(sp.size());
+    std::vector<FoldPlan> fold(sp.size());
+    for (size_t i = 0; i < sp.size(); ++i) {
+      const Frame fr(f, sp[i].xy, p.line);
+      std::vector<RingSpec> specs;
+      if (p.algo == Algo::FT2D) {
+        fold[i] = fold_plan(fr, sp[i].lo, sp[i].hi, p.order == Order::Both);
+        specs = fold[i].ok ? fold[i].specs : ft2d_specs(fr);
+      } else if (sp[i].xy) {
+        specs = rect_specs(fr, r.x0, r.w, r.y0, r.h);
+      } else {
+        specs = rect_specs(fr, r.y0, r.h, r.x0, r.w);
+      }
+      two_level(fr, specs, sp[i].lo, sp[i].hi, &tl[i]);
+    }
+    // Phases: first dimension reduce-scatter, second dimension reduce-scatter, second
+    // all-gather, first all-gather; the two halves of order both run side by side.
+    std::vector<int> ph(sp.size());
+    size_t levels = 0;
+    for (const FoldPlan& fp : fold) levels = std::max(levels, fp.levels.size());
+    if (levels > 0) {  // ft2d's leaves hand their data over, deepest first
+      const int pf = b.phase("fold leaves");
+      for (size_t d = levels; d-- > 0;) {
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& h : fold[i].levels[d].pre) chunked(h.src, h.dst, h.a, h.b, true, pf);
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg, true, pf, cw);
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& h : fold[i].levels[d].early) chunked(h.src, h.dst, h.a, h.b, true, pf);
+      }
+    }
+    // The aligned segments' pieces join their owners after the lines' reduce-scatter
+    // (and come back before the lines' all-gather): listed between the phases.
+    auto late = [&](bool fold_in, int phase) {
+      for (size_t i = 0; i < sp.size(); ++i)
+        for (const FoldPlan::Level& lv : fold[i].levels)
+          for (const auto& h : lv.late) {
+            if (fold_in)
+              chunked(h.src, h.dst, h.a, h.b, true, phase);
+            else
+              chunked(h.dst, h.src, h.a, h.b, false, phase);
+          }
+    };
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", true);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
+    if (levels > 0) late(true, b.phase("fold leaves"));
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", false);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, true, ph[i], cw);
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", false);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, false, ph[i], cw);
+    if (levels > 0) late(false, b.phase("unfold leaves"));
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", true);
+    for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, false, ph[i], cw);
+    if (levels > 0) {  // and get the result back, nearest first
+      const int pu = b.phase("unfold leaves");
+      for (size_t d = 0; d < levels; ++d) {
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& h : fold[i].levels[d].early_back) chunked(h.dst, h.src, h.a, h.b, false, pu);
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size()) emit(b, fold[i].levels[d].seg_back, false, pu, cw);
+        for (size_t i = 0; i < sp.size(); ++i)
+          if (d < fold[i].levels.size())
+            for (const auto& h : fold[i].levels[d].pre) chunked(h.dst, h.src, h.a, h.b, false, pu);
+      }
+    }
+  }
+}
+
+}  // namespace fm::coll::detail
