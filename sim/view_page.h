@@ -2,7 +2,8 @@
 // data in a JSON script element (@DATA@, the "page data" of sim/view.cpp), nothing
 // loaded from anywhere. docs/view.md describes every element. The script renders the
 // machine as SVG, one element per link direction, and recolours it for the window the
-// scrubber (or the URL: #w=N, the Nth window of the first run, or #cycle=C) selects; the
+// scrubber (or the URL: #w=N, the Nth window of the first run, or #cycle=C; &link=x,y:D
+// or &chip=x,y hovers one) selects; the
 // DOM carries what is shown (data-window, data-flits, data-util, class "dead") so a
 // headless browser test can read it back. Errors in the page are listed in #errors.
 #pragma once
@@ -343,16 +344,32 @@ document.getElementById('play').addEventListener('click', () => {
     show(next);
   }, 400);
 });
+function params() { return new URLSearchParams(location.hash.slice(1) || location.search.slice(1)); }
 // The start position: #w=N (window N of the first run), #cycle=C, else the first window.
 function fromHash() {
-  const h = new URLSearchParams(location.hash.slice(1) || location.search.slice(1));
+  const h = params();
   if (h.has('cycle')) return Math.max(0, Number(h.get('cycle')) || 0);
   const ws = runs[0].windows;
   if (h.has('w') && ws.length) return ws[Math.max(0, Math.min(ws.length - 1, Number(h.get('w')) || 0))][0];
   return ws.length ? ws[0][0] : 0;
 }
-window.addEventListener('hashchange', () => show(fromHash()));
+// &link=x,y:D or &chip=x,y: that element of the first run hovered (a link for a
+// bookmark, and for the browser test).
+function hoverFromHash() {
+  const h = params(), r = runs[0];
+  if (h.has('link')) {
+    const e = r.linkEl.find(l => l.dataset.link === h.get('link'));
+    if (e) hoverLink(r, Number(e.dataset.i), e);
+  }
+  if (h.has('chip')) {
+    const [x, y] = h.get('chip').split(',').map(Number);
+    const c = r.chipEl[y * r.w + x];
+    if (c) hoverChip(r, x, y, c);
+  }
+}
+window.addEventListener('hashchange', () => { show(fromHash()); hoverFromHash(); });
 show(fromHash());
+hoverFromHash();
 document.body.dataset.ready = '1';
 </script>
 </body>

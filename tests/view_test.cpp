@@ -182,6 +182,28 @@ TEST(View, AllreducePageWithMidRunBoardFailureInTheBrowser) {
   EXPECT_NE(end.dom.find("data-event=\"fault: 40%:board:1,1\""), std::string::npos);
   EXPECT_NE(end.dom.find("data-phase=\"fold leaves\""), std::string::npos);
 
+  // Hover (selected by the URL): a chip's role in the schedule running then, a link's
+  // drops and death.
+  auto info = [](const std::string& dom) {
+    const size_t a = dom.find("<div id=\"info\">"), b = dom.find("</div>", a);
+    return a == std::string::npos ? std::string() : dom.substr(a, b - a);
+  };
+  const Rendered before = render(page, "w=0&chip=0,2");
+  expect_no_errors(before, "hover before");
+  EXPECT_NE(info(before.dom).find("role: row ring, column ring (2d)"), std::string::npos) << info(before.dom);
+  const Rendered leaf = render(page, "w=" + std::to_string(last) + "&chip=0,2");
+  EXPECT_NE(info(leaf.dom).find("role: leaf (ft2d)"), std::string::npos) << info(leaf.dom);
+  Json drops;
+  for (const Json& d : r["link_drops"])
+    if (link_key(d) == "1,2:E") drops = d;
+  ASSERT_TRUE(drops.is_object());
+  const Rendered lk = render(page, "w=" + std::to_string(last) + "&link=1,2:E");
+  const std::string li = info(lk.dom);
+  EXPECT_NE(li.find("link (1,2) E -&gt; (2,2)"), std::string::npos) << li;
+  EXPECT_NE(li.find("drops: dead link " + drops["dead_link"].dump() + ", dead destination " +
+                    drops["dead_destination"].dump()), std::string::npos) << li;
+  EXPECT_NE(li.find("dead from cycle " + std::to_string(fault) + " (a dead chip at an end)"), std::string::npos) << li;
+
   const std::string png = std::getenv("FAULTMESH_VIEW_SCREENSHOT") ? std::getenv("FAULTMESH_VIEW_SCREENSHOT")
                                                                     : tmpdir() + "/ar.png";
   const Rendered shot = render(page, "w=" + std::to_string(nw / 2), png);
