@@ -12,6 +12,7 @@
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/report.h"
+#include "sim/view.h"
 #include "tb/allreduce_run.h"
 
 namespace fm {
@@ -58,7 +59,8 @@ std::string allreduce_summary(const AllreduceResult& r) {
 
 int cmd_allreduce(const std::vector<std::string>& args) {
   po::options_description desc;
-  desc.add(allreduce_options()).add(output_options()).add(wave_options()).add(rtl_router_options());
+  desc.add(allreduce_options()).add(output_options()).add(html_options()).add(wave_options())
+      .add(rtl_router_options());
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh allreduce [options]\n"
@@ -67,7 +69,8 @@ int cmd_allreduce(const std::vector<std::string>& args) {
                   &vm))
     return kExitOk;
   Config cfg = allreduce_config_from(vm);
-  const Outputs out = outputs_from(vm);
+  Outputs out = outputs_from(vm);
+  out.html = html_from(vm);
   const WaveOptions wave = wave_from(vm, &cfg.net);
   RunOptions ro;
   ro.progress = isatty(2) && !out.quiet;

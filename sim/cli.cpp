@@ -13,6 +13,7 @@
 #include "sim/report.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
+#include "sim/view.h"
 #include "tb/traffic_run.h"
 
 namespace fm {
@@ -36,6 +37,8 @@ const char* kUsage =
     "                 SystemC model router: every flit and credit compared each cycle\n"
     "  sweep          run a parameter sweep spec locally or on Slurm, collect results.csv\n"
     "  plot           draw the figures a sweep's results support (gnuplot PNG + SVG)\n"
+    "  view           one self-contained HTML page of a run (or two side by side): the\n"
+    "                 mesh, the holes, the link load over time, the timeline\n"
     "  report paper   the paper's experiment: allreduce around holes on 512/1024 chips,\n"
     "                 training step and availability, docs/results.md with figures\n"
     "\n"
@@ -69,8 +72,8 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 
 int cmd_traffic(const std::vector<std::string>& args) {
   po::options_description desc;
-  desc.add(network_options()).add(traffic_options()).add(output_options()).add(wave_options())
-      .add(rtl_router_options());
+  desc.add(network_options()).add(traffic_options()).add(output_options()).add(html_options())
+      .add(wave_options()).add(rtl_router_options());
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh traffic [options]\n"
@@ -79,7 +82,8 @@ int cmd_traffic(const std::vector<std::string>& args) {
                   &vm))
     return kExitOk;
   const Config cfg = config_from(vm);
-  const Outputs out = outputs_from(vm);
+  Outputs out = outputs_from(vm);
+  out.html = html_from(vm);
   const WaveOptions wave = wave_from(vm, &cfg.net);
   RunOptions ro;
   ro.progress = isatty(2) && !out.quiet;
@@ -97,6 +101,11 @@ int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& 
   if (ro.router_factory) j["config"]["rtl-routers"] = true;
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
+  if (!out.html.empty()) {
+    // The page is named after the run's JSON file when there is one.
+    const std::string& named = out.json.empty() ? out.html : out.json;
+    write_run_html(out.html, j, named.substr(named.find_last_of('/') + 1));
+  }
   if (!out.quiet) std::cout << summary;
   if (ro.router_factory && !out.quiet) std::cout << indent << "routers         RTL (verilated rtl/fm_router.sv)\n";
   if (wave.enabled() && !out.quiet) std::cout << indent << "waveform        " << wave.path << "\n";
@@ -127,8 +136,9 @@ int cli_main(int argc, char** argv) {
     if (cmd == "allreduce") return cmd_allreduce(args);
     if (cmd == "sweep") return cmd_sweep(args);
     if (cmd == "plot") return cmd_plot(args);
+    if (cmd == "view") return cmd_view(args);
     if (cmd == "report") return cmd_report(args);
-    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot | report");
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot | view | report");
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;

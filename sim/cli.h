@@ -20,6 +20,7 @@ using UsageError = ConfigError;
 
 struct Outputs {
   std::string json, csv;  // result files ("" = none)
+  std::string html;       // the run's page (allreduce, traffic --html; sim/view.h)
   bool quiet = false;     // no human summary
 };
 

@@ -29,6 +29,7 @@
 #include "sim/plot.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
+#include "sim/view.h"
 
 namespace fm {
 
@@ -527,6 +528,8 @@ int cmd_plot(const std::vector<std::string>& args) {
     throw UsageError("plot " + dir + ": nothing to plot: no ok point has traffic statistics over a rate axis, "
                      "allreduce algo/bytes/cycles, or a link_utilization map");
   for (const std::string& n : pl.written()) std::cout << out << "/" << n << ".png  " << out << "/" << n << ".svg\n";
+  // The sweep's index.html now shows these figures too (sim/view.h).
+  write_sweep_index(dir, r.rows, out, false);
   return kExitOk;
 }
 

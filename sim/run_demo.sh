@@ -3,7 +3,8 @@
 # the mission in one go: a 2-D allreduce with verification on a 16x32 mesh (512 chips),
 # fault-free and then with a board failing in the middle of it: detection, abort,
 # reconfiguration, restart with the fault-tolerant algorithm, completion. It prints the
-# timeline and the slowdown and writes JSON results, link-utilization heatmaps (PNG) and
+# timeline and the slowdown and writes JSON results, the run's HTML page (the mesh, the
+# hole and the link load over time, docs/view.md), link-utilization heatmaps (PNG) and
 # a small waveform around the failure. Then a short parameter sweep with its plots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,8 @@ $FM allreduce "${COMMON[@]}" --json out/demo_faultfree.json
 echo
 echo "== the same allreduce, board (3,7) failing when 40% of the data is reduced =="
 $FM allreduce "${COMMON[@]}" --fail-at 40%:board:3,7 --json out/demo_fault.json \
-  --vcd out/demo_fault.vcd --wave-around-fault 300
+  --html out/demo_fault.html --vcd out/demo_fault.vcd --wave-around-fault 300
+$FM view out/demo_faultfree.json out/demo_fault.json -o out/demo_compare.html > /dev/null
 t0=$(awk -F': ' '/^  "cycles"/ {gsub(",", "", $2); print $2}' out/demo_faultfree.json)
 t1=$(awk -F': ' '/^  "cycles"/ {gsub(",", "", $2); print $2}' out/demo_fault.json)
 echo
@@ -33,3 +35,6 @@ echo "results: out/demo_faultfree.json out/demo_fault.json (timeline, drops, con
 echo "         out/demo_plots/heatmap_demo_faultfree.png out/demo_plots/heatmap_demo_fault.png"
 echo "         out/demo_fault.vcd (gtkwave out/demo_fault.vcd waveforms/faults.gtkw)"
 echo "         out/demo_params/results.csv out/demo_plots/latency_vs_load.png (and more figures)"
+echo "         out/demo_params/index.html (the sweep's figures and points, each with its page)"
+echo "page:    out/demo_fault.html (open it in a browser: the mesh, the hole, the link load over time;"
+echo "         out/demo_compare.html: fault-free and faulted side by side)"

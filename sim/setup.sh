@@ -14,9 +14,10 @@ cd "$(dirname "$0")/.."
 # zlib1g-dev: the FST waveform writer (Verilator's gtkwave/fstapi.c) needs zlib.
 # gtkwave: the viewer the waveform save files are for, and its fst2vcd, with which a
 # test reads our FST files back.
+# chromium: the headless browser the `faultmesh view` page test renders the page in.
 PKGS=(build-essential cmake pkg-config libsystemc-dev verilator libgtest-dev
       libboost-program-options-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox gtkwave
-      munge slurmctld slurmd slurm-client)
+      chromium munge slurmctld slurmd slurm-client)
 source sim/install_packages.sh
 install_packages setup "${PKGS[@]}"
 

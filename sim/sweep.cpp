@@ -22,6 +22,7 @@
 #include "sim/options.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
+#include "sim/view.h"
 
 namespace fm {
 
@@ -435,6 +436,9 @@ Tally write_results(const SweepDir& sd) {
   }
   write_file_atomic(sd.dir + "/results.csv", csv);
   write_file_atomic(sd.dir + "/results.jsonl", jsonl);
+  // DIR/index.html: the figures drawn so far (faultmesh plot adds them) and the points,
+  // each with its own page (sim/view.h).
+  write_sweep_index(sd.dir, rows, sd.dir + "/plots", true);
   return t;
 }
 
@@ -480,7 +484,8 @@ int report(const SweepDir& sd, const Tally& t, int ran_now) {
       std::cout << "  failed " << sd.name(id) << " (" << sd.label(id) << "): " << point_error(sd, id) << "\n";
       ++shown;
     }
-  std::cout << "results: " << sd.dir << "/results.csv " << sd.dir << "/results.jsonl\n";
+  std::cout << "results: " << sd.dir << "/results.csv " << sd.dir << "/results.jsonl\n"
+            << "page:    " << sd.dir << "/index.html\n";
   return t.failed || t.pending ? kExitRunFailed : kExitOk;
 }
 

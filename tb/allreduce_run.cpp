@@ -14,6 +14,7 @@
 #include "models/network.h"
 #include "tb/driver.h"
 #include "tb/tracer.h"
+#include "tb/view_data.h"
 
 namespace fm {
 
@@ -228,6 +229,50 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   std::string error_;
 };
 
+// What the run's HTML page needs beyond the statistics (tb/view_data.h): the link
+// windows, the dead chips, boards and links dated, the drops per link and per chip, and
+// the roles in the first collective and, after a restart, in the last one.
+nlohmann::ordered_json view_json(const Config& cfg, Network& net, const LinkWindows& lw,
+                                 const FaultController* ctl, const CollectiveRun& first,
+                                 const Host& host, Cycle start_cycle,
+                                 const std::vector<TimelineEvent>& timeline) {
+  const Topology2D& t = net.topology();
+  nlohmann::ordered_json j;
+  j["link_windows"] = lw.json(t);
+  static const std::vector<size_t> kNone;
+  static const std::vector<Cycle> kNoCycles;
+  add_dead_elements(cfg.net, ctl ? ctl->applied_indices() : kNone, ctl ? ctl->fault_cycles() : kNoCycles, &j);
+  nlohmann::ordered_json ld = nlohmann::ordered_json::array();
+  for (ChipId c = 0; c < (ChipId)t.chips(); ++c)
+    for (int p = 0; p < kNumNetPorts; ++p)
+      if (Link* l = net.link(c, (Port)p))
+        if (l->dropped_flits() || l->dropped_dead_destination())
+          ld.push_back({{"x", t.x(c)}, {"y", t.y(c)}, {"port", port_name((Port)p)},
+                        {"dead_link", l->dropped_flits()}, {"dead_destination", l->dropped_dead_destination()}});
+  j["link_drops"] = ld;
+  nlohmann::ordered_json cd = nlohmann::ordered_json::array();
+  if (ctl)
+    for (const auto& [c, n] : ctl->dead_router_by_chip())
+      cd.push_back({{"x", t.x(c)}, {"y", t.y(c)}, {"dead_router", n}});
+  j["chip_drops"] = cd;
+  const FaultSet before(cfg.net);
+  std::vector<char> dead(t.chips());
+  for (ChipId c = 0; c < (ChipId)t.chips(); ++c) dead[c] = before.chip_dead(c);
+  nlohmann::ordered_json roles = nlohmann::ordered_json::array();
+  if (host.collective_started())
+    roles.push_back(chip_roles_json(first.schedule(), t, dead, start_cycle, coll::to_string(cfg.coll.algo)));
+  const std::shared_ptr<CollectiveRun> last = host.current();
+  if (last && last.get() != &first) {
+    Cycle from = start_cycle;
+    for (const TimelineEvent& e : timeline)
+      if (e.what.rfind("restart:", 0) == 0) from = e.cycle;
+    for (ChipId c = 0; c < (ChipId)t.chips(); ++c) dead[c] = host.faults().chip_dead(c);
+    roles.push_back(chip_roles_json(last->schedule(), t, dead, from, coll::to_string(cfg.recovery.restart_algo)));
+  }
+  j["chip_roles"] = roles;
+  return j;
+}
+
 }  // namespace
 
 Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle compute_cycles) {
@@ -360,6 +405,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   // Link utilization over time: every `window` cycles, the mean over the live links.
   const Cycle window = cfg.run.util_window;
   uint64_t sent_before = 0;
+  LinkWindows link_windows(*net);  // the same windows, per link direction
   size_t fault_marks = 0;
   bool ok = true;
   const Cycle max_cycles = cfg.run.max_cycles
@@ -399,6 +445,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
       const Cycle span = drv.done() - from;
       if (span && live) r.util_series.push_back({drv.done(), (double)(sent - sent_before) / span / live});
       sent_before = sent;
+      link_windows.sample(*net, drv.done());
     }
   }
   r.wall_seconds = since(t1);
@@ -437,6 +484,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     r.transfers = run->schedule().xfers.size();
   }
   r.start_cycle = host.collective_started() ? (Cycle)std::llround(host.started_at() / period) : 0;
+  r.view = view_json(cfg, *net, link_windows, ctl.get(), *first, host, r.start_cycle, r.timeline);
   if (!ok || !host.error().empty()) {
     if (ok) {
       r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().what == "partitioned"
@@ -631,6 +679,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   nlohmann::ordered_json us = nlohmann::ordered_json::array();
   for (const auto& [c, u] : r.util_series) us.push_back({{"cycle", c}, {"utilization", u}});
   j["link_utilization_over_time"] = us;
+  for (auto it = r.view.begin(); it != r.view.end(); ++it) j[it.key()] = it.value();
   j["hbm_bytes_moved"] = r.hbm_bytes;
   j["words_reduced"] = r.words_reduced;
   j["routing"] = routes_json(r.routes_info, r.route_check);

@@ -62,6 +62,9 @@ struct AllreduceResult {
   bool conservation_ok = false;  // injected == ejected + dropped + still in the network
   int restarts = 0;
   std::vector<std::pair<Cycle, double>> util_series;  // (window end, mean link utilization)
+  // For the run's HTML page (tb/view_data.h): link flits per window, the dead chips,
+  // boards and links with their cycles, drops per link and chip, the chips' roles.
+  nlohmann::ordered_json view;
 };
 
 // Throws ConfigError for a configuration the model cannot build (bad fault set, an

@@ -13,6 +13,7 @@
 #include "models/route_table.h"
 #include "tb/driver.h"
 #include "tb/traffic_pattern.h"
+#include "tb/view_data.h"
 
 namespace fm {
 
@@ -130,9 +131,23 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
 
   Driver drv(*net, cfg.run.watchdog, opt.progress ? traffic_progress(cfg) : nullptr,
              &r.stop_reason, &r.message);
-  bool ok = drv.run_until(w0);
+  // Link flits per window for the run's HTML page (tb/view_data.h): windows of
+  // util_window cycles within warm-up, measurement and drain. Running to each window's
+  // end in turn takes the same chunks as one run_until (chunks of at most 1024 cycles),
+  // so the guards fire at the same cycles as without windows.
+  LinkWindows link_windows(*net);
+  const Cycle window = cfg.run.util_window;
+  auto run_windows = [&](Cycle target) {
+    while (drv.done() < target) {
+      const bool more = drv.run_until(std::min(target, drv.done() + std::min<Cycle>(window, 1024)));
+      if (drv.done() % window == 0 || drv.done() == target || !more) link_windows.sample(*net, drv.done());
+      if (!more) return false;
+    }
+    return true;
+  };
+  bool ok = run_windows(w0);
   const Snapshot s0 = snapshot(*net, w0);
-  ok = ok && drv.run_until(w1);
+  ok = ok && run_windows(w1);
   const Snapshot s1 = snapshot(*net, w1);
   if (ok) {
     // Drain: no new packets; run until every created packet is delivered.
@@ -153,10 +168,14 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
         break;
       }
       if (!drv.run_until(std::min(limit, drv.done() + 64), 64)) break;
+      if ((drv.done() - w1) % window == 0) link_windows.sample(*net, drv.done());
     }
   }
+  link_windows.sample(*net, drv.done());  // the last (partial) window
   if (tracer) r.wave_note = tracer->finish();
   r.wall_seconds = since(t0);
+  r.view["link_windows"] = link_windows.json(net->topology());
+  add_dead_elements(cfg.net, {}, {}, &r.view);
   const double sim_seconds = since(t1);
 
   r.ok = r.stop_reason == "drained";
@@ -373,6 +392,7 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
   j["link_utilization"] = links;
+  for (auto it = r.view.begin(); it != r.view.end(); ++it) j[it.key()] = it.value();
   j["routing"] = routes_json(r.routes_info, r.route_check);
   j["config"] = config_json(r.config);
   return j;

@@ -52,6 +52,9 @@ struct TrafficResult {
   double router_activity = 0;              // share of router-cycles actually evaluated
   long peak_rss_kb = 0;
   std::string wave_note;                   // the tracer's note for the user ("" if none)
+  // For the run's HTML page (tb/view_data.h): link flits per window, the dead chips,
+  // boards and links (all dead from cycle 0).
+  nlohmann::ordered_json view;
 };
 
 struct RunOptions {

@@ -92,7 +92,9 @@ void FaultController::apply(size_t i) {
   for (int c = 0; c < net_.chips(); ++c) {
     if (f->chip_dead(c) && !dead_[c]) {
       dead_[c] = 1;
-      dead_router_ += net_.kill_chip(c);
+      const uint64_t lost = net_.kill_chip(c);
+      dead_router_ += lost;
+      dead_router_by_chip_.push_back({(ChipId)c, lost});
     }
   }
   for (int c = 0; c < net_.chips(); ++c)

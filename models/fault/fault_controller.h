@@ -94,6 +94,12 @@ class FaultController : public sc_core::sc_module {
   // Indices into cfg.net.faults.timed of the failures applied, in the order applied (a
   // trigger that never came, e.g. a cycle after the end, is not among them).
   const std::vector<size_t>& applied_indices() const { return applied_; }
+  // The cycle each applied failure happened, in the order of applied_indices() (the
+  // run's HTML page dates the dead chips and links with them, tb/view_data.h).
+  const std::vector<Cycle>& fault_cycles() const { return fault_cycle_; }
+  // Flits lost in each chip's router when it was killed, for the chips killed during
+  // the run (per chip, what Drops::dead_router sums): (chip, flits).
+  const std::vector<std::pair<ChipId, uint64_t>>& dead_router_by_chip() const { return dead_router_by_chip_; }
   bool settled() const { return handled_ == (int)applied_.size() && !recovering_; }
   // The last cycle of the controller's timed steps under way (detections still to come,
   // route tables being written), 0 when there are none: the watchdog's timer
@@ -129,6 +135,7 @@ class FaultController : public sc_core::sc_module {
   sc_core::sc_event killed_;
   std::vector<TimelineEvent> timeline_;
   uint64_t dead_router_ = 0, flushed_ = 0;
+  std::vector<std::pair<ChipId, uint64_t>> dead_router_by_chip_;
   Cycle writes_until_ = 0;       // the route-table writes under way end here
   sc_core::sc_event detected_ev_;
 };
