@@ -139,8 +139,11 @@ void Clock::run() {
 
 // Step 1 for one group: its awake units evaluate the cycle; those that went to sleep
 // leave the list (a unit woken again later in the cycle is booked for the next one).
-void Clock::evaluate_group(Group& g) {
-  current() = &g;
+void Clock::evaluate_group(Group& g, bool parallel) {
+  // On one thread a send acts on its receiver at once, as links always did: the same
+  // results (nothing a unit does in a cycle matters to another in that cycle), without
+  // the outboxes' cost.
+  current() = parallel ? &g : nullptr;
   std::vector<Clocked*>& awake = g.awake;
   size_t kept = 0;
   for (size_t i = 0; i < awake.size(); ++i) {
@@ -210,16 +213,14 @@ void Clock::evaluate() {
       parallel_step(1);
       parallel_step(2);
     } else {
-      for (auto& g : groups_) evaluate_group(*g);
-      for (int r = 0; r < n; ++r) commit_group(r);
+      for (auto& g : groups_) evaluate_group(*g, false);
     }
     cost_[par].ns += (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
                          std::chrono::steady_clock::now() - t0).count();
     cost_[par].units += (double)awake;
     if (++epoch_cycles_ == kEpoch) choose_mode();
   } else {
-    for (auto& g : groups_) evaluate_group(*g);
-    for (int r = 0; r < n; ++r) commit_group(r);
+    for (auto& g : groups_) evaluate_group(*g, false);
   }
   for (auto& g : groups_) {
     if (g->deferred.empty()) continue;
@@ -239,7 +240,7 @@ void Clock::parallel_step(int step) {
     std::lock_guard<std::mutex> lk(m_);
     cv_.notify_all();
   }
-  if (step == 1) evaluate_group(*groups_[0]);
+  if (step == 1) evaluate_group(*groups_[0], true);
   else commit_group(0);
   for (int spins = 0; arrived_.load(std::memory_order_acquire) != workers; ++spins) {
     if (spins < kSpins) cpu_relax();
@@ -266,7 +267,7 @@ void Clock::worker(int id, uint64_t seen) {
     }
     if (stop_.load(std::memory_order_relaxed)) return;
     seen = go_.load(std::memory_order_acquire);
-    if (step_ == 1) evaluate_group(*groups_[id]);
+    if (step_ == 1) evaluate_group(*groups_[id], true);
     else commit_group(id);
     arrived_.fetch_add(1, std::memory_order_acq_rel);
   }

@@ -33,12 +33,14 @@
 // Then the calling thread runs the actions units deferred to it (defer(): SystemC event
 // notifications), in group order. Every link has latency >= 1, so nothing a unit does in
 // a cycle can matter to another unit in that same cycle, and the results are the same,
-// byte for byte, for every number of threads and every grouping: the serial run (one
-// thread) takes the same two steps. A cycle with few awake units runs both steps for
-// every group on the calling thread, without waking the workers; so do whole epochs of
-// cycles when the calling thread alone measures faster (few units per cycle, or more
-// threads than free cores: a barrier then waits for a thread the system has not
-// scheduled). Which cycles run where never changes a result.
+// byte for byte, for every number of threads and every grouping. A cycle on one thread
+// (the serial run, or a cycle with few awake units) evaluates the groups one after the
+// other, and there a send acts on its receiver at once: that only changes in which
+// cycles a unit with nothing to do is awake, never a result (sim/check_identical.sh
+// compares the two in CI). Whole epochs of cycles run on one thread when that measures
+// faster (few units per cycle, or more threads than free cores: a barrier then waits
+// for a thread the system has not scheduled). Which cycles run where never changes a
+// result.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -188,7 +190,7 @@ class Clock : public sc_core::sc_module {
   void run();
   // Evaluates the current cycle for every awake unit (both steps, every group).
   void evaluate();
-  void evaluate_group(Group& g);  // step 1 for one group
+  void evaluate_group(Group& g, bool parallel);  // step 1 for one group
   void commit_group(int r);       // step 2 for group r
   void wake_due(Group& g);
   void regroup(int n);

@@ -1,13 +1,16 @@
-// faultmesh bench: the simulator's speed on fixed cases (issue #2's list), each run in
-// a fresh child process `--repeat` times, medians printed. A benchmark, not a test.
+// faultmesh bench: the simulator's speed on fixed cases (traffic, and allreduces at the
+// paper's machine sizes), each run in a fresh child process `--repeat` times per thread
+// count, medians printed with the speed-up against the first count. A benchmark, not a test.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "sim/cli.h"
 #include "sim/options.h"
+#include "tb/allreduce_run.h"
 #include "tb/isolated.h"
 #include "tb/traffic_run.h"
 
@@ -15,9 +18,12 @@ namespace fm {
 
 namespace {
 
+// A case: a traffic configuration, or an allreduce given by its command-line options
+// (so it has the allreduce command's defaults).
 struct Case {
   std::string name;
   Config cfg;
+  std::vector<std::string> allreduce;  // non-empty: an allreduce with these options
 };
 
 std::vector<Case> bench_cases(bool quick) {
@@ -38,14 +44,26 @@ std::vector<Case> bench_cases(bool quick) {
   };
   const Cycle k = quick ? 10 : 1;
   std::vector<Case> v;
-  v.push_back({"mesh8x8_uniform_0.1", base(8, 8, 0.1, 20000 / k)});
-  v.push_back({"mesh16x16_uniform_0.1", base(16, 16, 0.1, 20000 / k)});
-  v.push_back({"mesh32x32_uniform_0.05", base(32, 32, 0.05, 10000 / k)});
+  v.push_back({"mesh8x8_uniform_0.1", base(8, 8, 0.1, 20000 / k), {}});
+  v.push_back({"mesh16x16_uniform_0.1", base(16, 16, 0.1, 20000 / k), {}});
+  v.push_back({"mesh32x32_uniform_0.05", base(32, 32, 0.05, 10000 / k), {}});
   // Idle cost: one active pair, (0,0) -> (31,31), on a 32x32 mesh.
   Config pair = base(32, 32, 0.1, 10000 / k);
   pair.traffic.pattern = Pattern::BitComplement;
   pair.traffic.sources = {{0, 0}};
-  v.push_back({"mesh32x32_one_pair", pair});
+  v.push_back({"mesh32x32_one_pair", pair, {}});
+  // Allreduce at the paper's machine sizes (--quick: 1/16 of the bytes).
+  const auto ar = [&](const char* mib, std::vector<std::string> rest) {
+    std::vector<std::string> a = {"--bytes", quick ? std::to_string(std::stod(mib) * 64) + "KiB"
+                                                   : std::string(mib) + "MiB",
+                                  "--verify", "off"};
+    a.insert(a.end(), rest.begin(), rest.end());
+    return a;
+  };
+  v.push_back({"torus32x32_2d_1MiB", {}, ar("1", {"--mesh", "32x32", "--topology", "torus", "--algo", "2d"})});
+  v.push_back({"torus32x32_2d_4MiB", {}, ar("4", {"--mesh", "32x32", "--topology", "torus", "--algo", "2d"})});
+  v.push_back({"mesh16x32_ft2d_board_2MiB", {},
+               ar("2", {"--mesh", "16x32", "--algo", "ft2d", "--fail-board", "3,7"})});
   return v;
 }
 
@@ -63,12 +81,15 @@ int cmd_bench(const std::vector<std::string>& args) {
     ("repeat", po::value<int>()->default_value(3), "runs per case (median reported), 1..100")
     ("quick", po::bool_switch(), "one tenth of the cycles (smoke test)")
     ("case", po::value<std::string>(), "run only the case with this name")
+    ("threads", po::value<std::string>()->default_value("1"),
+     "thread counts to run each case with, e.g. 1,2 (speed-up and efficiency against the first)")
     ("json", po::value<std::string>(), "write the figures as JSON");
   po::variables_map vm;
   if (!parse_args(args, desc,
-                  "usage: faultmesh bench [--repeat N] [--quick] [--case NAME] [--json FILE]\n"
+                  "usage: faultmesh bench [--repeat N] [--quick] [--case NAME] [--threads LIST] [--json FILE]\n"
                   "Speed of the simulator on fixed cases (uniform traffic, 2 VCs x 8 flits, "
-                  "XY, 4-flit packets); each run in a fresh process.",
+                  "XY, 4-flit packets; allreduces at 512 and 1024 chips); each run in a "
+                  "fresh process.",
                   &vm))
     return kExitOk;
   const int repeat = vm["repeat"].as<int>();
@@ -90,39 +111,88 @@ int cmd_bench(const std::vector<std::string>& args) {
     if (keep.empty()) throw UsageError("--case " + want + ": allowed " + names);
     cases = keep;
   }
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  std::printf("%-26s %8s %14s %14s %9s %10s %9s\n", "case", "cycles", "router-cyc/s",
-              "flit-hops/s", "wall s", "peak RSS", "active");
-  for (const Case& c : cases) {
-    std::vector<double> rcs, fhs, wall, rss, act;
-    uint64_t cycles = 0;
-    for (int i = 0; i < repeat; ++i) {
-      const IsolatedResult ir = run_isolated([&] { return result_json(run_traffic(c.cfg)).dump(); });
-      if (ir.exit_code != 0) {
-        std::fprintf(stderr, "faultmesh: bench case %s failed: %s\n", c.name.c_str(), ir.output.c_str());
-        return kExitRunFailed;
-      }
-      const auto j = nlohmann::json::parse(ir.output);
-      if (!j["ok"].get<bool>()) {
-        std::fprintf(stderr, "faultmesh: bench case %s did not drain\n", c.name.c_str());
-        return kExitRunFailed;
-      }
-      rcs.push_back(j["router_cycles_per_second"].get<double>());
-      fhs.push_back(j["simulator"]["flit_hops_per_second"].get<double>());
-      wall.push_back(j["wall_seconds"].get<double>());
-      rss.push_back(j["simulator"]["peak_rss_kb"].get<double>());
-      act.push_back(j["simulator"]["router_activity"].get<double>());
-      cycles = j["cycles"].get<uint64_t>();
+  std::vector<int> threads;
+  {
+    const std::string list = vm["threads"].as<std::string>();
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      char* end = nullptr;
+      const long t = std::strtol(item.c_str(), &end, 10);
+      if (item.empty() || *end || t < 1 || t > 256)
+        throw UsageError("--threads " + list + ": allowed a comma-separated list of 1..256, e.g. 1,2");
+      threads.push_back((int)t);
     }
-    std::printf("%-26s %8llu %14.4g %14.4g %9.3f %8.0fMB %8.1f%%\n", c.name.c_str(),
-                (unsigned long long)cycles, median(rcs), median(fhs), median(wall),
-                median(rss) / 1024, 100 * median(act));
-    std::fflush(stdout);
-    out.push_back({{"case", c.name}, {"cycles", cycles}, {"repeat", repeat},
-                   {"router_cycles_per_second", median(rcs)},
-                   {"flit_hops_per_second", median(fhs)}, {"wall_seconds", median(wall)},
-                   {"peak_rss_kb", median(rss)}, {"router_activity", median(act)},
-                   {"all_router_cycles_per_second", rcs}});
+    if (threads.empty()) throw UsageError("--threads: allowed a comma-separated list of 1..256, e.g. 1,2");
+  }
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  std::printf("%-26s %3s %8s %13s %13s %8s %8s %6s %9s %7s\n", "case", "thr", "cycles",
+              "router-cyc/s", "flit-hops/s", "wall s", "speedup", "eff", "peak RSS", "active");
+  for (const Case& c : cases) {
+    double wall1 = 0;
+    for (size_t ti = 0; ti < threads.size(); ++ti) {
+      const int nt = threads[ti];
+      std::vector<double> rcs, fhs, wall, rss, act;
+      uint64_t cycles = 0;
+      for (int i = 0; i < repeat; ++i) {
+        const IsolatedResult ir = run_isolated([&] {
+          if (c.allreduce.empty()) {
+            Config cfg = c.cfg;
+            cfg.run.threads = nt;
+            return result_json(run_traffic(cfg)).dump();
+          }
+          std::vector<std::string> args = c.allreduce;
+          args.push_back("--threads");
+          args.push_back(std::to_string(nt));
+          po::options_description d;
+          d.add(allreduce_options());
+          po::variables_map avm;
+          parse_args(args, d, "", &avm);
+          const AllreduceResult r = run_allreduce(allreduce_config_from(avm));
+          nlohmann::ordered_json j = allreduce_json(r);
+          j["flits_switched"] = r.totals.flits_switched;  // for flit-hops/s
+          return j.dump();
+        });
+        if (ir.exit_code != 0) {
+          std::fprintf(stderr, "faultmesh: bench case %s failed: %s\n", c.name.c_str(), ir.output.c_str());
+          return kExitRunFailed;
+        }
+        const auto j = nlohmann::json::parse(ir.output);
+        if (!j["ok"].get<bool>()) {
+          std::fprintf(stderr, "faultmesh: bench case %s did not complete\n", c.name.c_str());
+          return kExitRunFailed;
+        }
+        const nlohmann::json& sim = j["simulator"];
+        if (c.allreduce.empty()) {
+          rcs.push_back(j["router_cycles_per_second"].get<double>());
+          fhs.push_back(sim["flit_hops_per_second"].get<double>());
+          wall.push_back(j["wall_seconds"].get<double>());
+          act.push_back(sim["router_activity"].get<double>());
+        } else {
+          rcs.push_back(sim["router_cycles_per_second"].get<double>());
+          const double w = sim["wall_seconds"].get<double>();
+          fhs.push_back(w > 0 ? j["flits_switched"].get<double>() / w : 0);
+          wall.push_back(w);
+          act.push_back(0);
+        }
+        rss.push_back(sim["peak_rss_kb"].get<double>());
+        cycles = j["cycles"].get<uint64_t>();
+      }
+      const double w = median(wall);
+      if (ti == 0) wall1 = w;
+      const double speedup = w > 0 ? wall1 / w : 0;
+      const double eff = speedup * threads[0] / nt;
+      std::printf("%-26s %3d %8llu %13.4g %13.4g %8.3f %7.2fx %5.0f%% %7.0fMB %6.1f%%\n", c.name.c_str(),
+                  nt, (unsigned long long)cycles, median(rcs), median(fhs), w, speedup, 100 * eff,
+                  median(rss) / 1024, 100 * median(act));
+      std::fflush(stdout);
+      out.push_back({{"case", c.name}, {"threads", nt}, {"cycles", cycles}, {"repeat", repeat},
+                     {"router_cycles_per_second", median(rcs)},
+                     {"flit_hops_per_second", median(fhs)}, {"wall_seconds", w},
+                     {"speedup", speedup}, {"efficiency", eff},
+                     {"peak_rss_kb", median(rss)}, {"router_activity", median(act)},
+                     {"all_wall_seconds", wall}});
+    }
   }
   if (!json_path.empty()) write_file_atomic(json_path, out.dump(2) + "\n");
   return kExitOk;
