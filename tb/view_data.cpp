@@ -44,7 +44,7 @@ void LinkWindows::sample(Network& net, Cycle now) {
   for (size_t i = 0; i < to_.size(); i += 2, ++k) {
     from_[k] = from_[i];
     to_[k] = to_[i];
-    flits_[k] = std::move(flits_[i]);
+    if (k != i) flits_[k] = std::move(flits_[i]);  // a vector moved onto itself is emptied
     if (i + 1 < to_.size()) {
       to_[k] = to_[i + 1];
       for (size_t l = 0; l < links_.size(); ++l) flits_[k][l] += flits_[i + 1][l];
