@@ -177,7 +177,19 @@ void Clock::commit_group(int r) {
 // is measured again now and then, less often each time it loses (every 4th to 64th
 // epoch), so a machine that gets busier or quieter during a run is followed.
 void Clock::choose_mode() {
+  // FAULTMESH_PARALLEL_ALWAYS=1: every cycle with enough awake units on the workers,
+  // whatever it costs (to measure the barriers' cost, docs/performance.md).
+  static const bool always = [] {
+    const char* e = std::getenv("FAULTMESH_PARALLEL_ALWAYS");
+    return e && *e == '1';
+  }();
   ModeCost& m = cost_[parallel_mode_];
+  if (always) {
+    m.ns = m.units = 0;
+    epoch_cycles_ = 0;
+    parallel_mode_ = true;
+    return;
+  }
   const double c = m.ns / std::max(m.units, 1.0);
   m.cost = m.cost < 0 ? c : 0.5 * (m.cost + c);
   m.ns = m.units = 0;
