@@ -16,7 +16,7 @@ constexpr double kBase = 16.0 * (1 << 20);   // program, SystemC kernel, librari
 constexpr double kPerBufferSlot = 56;        // one flit slot of an input VC: entry, credit ring
 constexpr double kPerChip = 16 << 10;        // router, NI, links, SystemC process
 constexpr double kPerRouteEntry = 9;         // 4-byte entry, held by the route set and the router
-constexpr double kPerTransfer = 100;         // schedule entry, dependency lists, run state
+constexpr double kPerTransfer = 80;          // schedule entry, dependency lists, run state
 constexpr double kPerDataWord = 9;           // a verified data word (one per flit of data)
 
 uint64_t clamp(double v) { return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v; }

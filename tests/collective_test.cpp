@@ -19,16 +19,11 @@ using namespace fm::coll;
 
 namespace {
 
-std::vector<uint32_t> deps(const std::vector<uint32_t>& off, const std::vector<uint32_t>& idx,
-                           uint32_t i) {
-  return std::vector<uint32_t>(idx.begin() + off[i], idx.begin() + off[i + 1]);
+std::vector<uint32_t> deps(const DepLists& d, uint32_t i) {
+  return std::vector<uint32_t>(d.idx.begin() + d.off[i], d.idx.begin() + d.off[i + 1]);
 }
-std::vector<uint32_t> send_deps(const Schedule& s, uint32_t i) {
-  return deps(s.send_dep_off, s.send_dep_idx, i);
-}
-std::vector<uint32_t> apply_deps(const Schedule& s, uint32_t i) {
-  return deps(s.apply_dep_off, s.apply_dep_idx, i);
-}
+std::vector<uint32_t> send_deps(const Schedule& s, uint32_t i) { return deps(dependencies(s, true), i); }
+std::vector<uint32_t> apply_deps(const Schedule& s, uint32_t i) { return deps(dependencies(s, false), i); }
 using V = std::vector<uint32_t>;
 
 NetworkConfig machine(int w, int h, bool torus) {
@@ -175,8 +170,9 @@ TEST(CollectiveDeps, RandomOrderCatchesAMissingDependency) {
   Schedule s = b.finish();
   ASSERT_EQ(send_deps(s, 1), V{0});
   for (uint64_t seed : {0, 1, 2, 3, 4}) EXPECT_EQ(execute_reference(s, seed), "") << seed;
-  s.send_dep_idx.clear();
-  s.send_dep_off.assign(3, 0);
+  s.send_succ_idx.clear();
+  s.send_succ_off.assign(3, 0);
+  s.send_deps.assign(2, 0);
   int bad = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) bad += !execute_reference(s, seed).empty();
   EXPECT_GT(bad, 0);
@@ -849,12 +845,13 @@ TEST(CollectiveScale, ThirtyTwoSquaredTorusBuildsItsMillionsOfTransfers) {
   const size_t x = 32ull * 2 * 32 * 25 * 31 * 2, y = 32ull * 2 * 2 * 32 * 1 * 31 * 2;
   EXPECT_EQ(s.xfers.size(), x + y);
   // Pipelined rings need few dependencies per transfer.
-  EXPECT_LE(s.send_dep_idx.size(), 2 * s.xfers.size());
-  EXPECT_LE(s.apply_dep_idx.size(), 2 * s.xfers.size());
-  for (size_t i = 0; i + 1 < s.send_dep_off.size(); i += 9973) {
-    for (uint32_t k = s.send_dep_off[i]; k < s.send_dep_off[i + 1]; ++k) {
-      EXPECT_LT(s.send_dep_idx[k], i);
-      const Xfer& d = s.xfers[s.send_dep_idx[k]];
+  EXPECT_LE(s.send_succ_idx.size(), 2 * s.xfers.size());
+  EXPECT_LE(s.apply_succ_idx.size(), 2 * s.xfers.size());
+  const DepLists sd = dependencies(s, true);
+  for (size_t i = 0; i + 1 < sd.off.size(); i += 9973) {
+    for (uint32_t k = sd.off[i]; k < sd.off[i + 1]; ++k) {
+      EXPECT_LT(sd.idx[k], i);
+      const Xfer& d = s.xfers[sd.idx[k]];
       EXPECT_EQ(d.dst, s.xfers[i].src);
     }
   }

@@ -31,7 +31,6 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
   apply_left.resize(n);
   tx_left.resize(n);
   rx_left.resize(n);
-  applied_at.assign(n, 0);
   send_at.assign(n, 0);
   apply_at.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -40,18 +39,13 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
       throw std::runtime_error("collective: malformed transfer " + std::to_string(i));
     if ((x.len + packet_words - 1) / packet_words >= (1u << 24))
       throw std::runtime_error("collective: a transfer needs more than 2^24 packets");
-    send_left[i] = sc.send_dep_off[i + 1] - sc.send_dep_off[i];
-    apply_left[i] = sc.apply_dep_off[i + 1] - sc.apply_dep_off[i];
     tx_left[i] = rx_left[i] = (uint32_t)packets_of((uint32_t)i);
   }
-  build_csr(n, [&](auto emit) {
-    for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t j = sc.send_dep_off[i]; j < sc.send_dep_off[i + 1]; ++j) emit(sc.send_dep_idx[j], i);
-  }, &rsend_off, &rsend_idx);
-  build_csr(n, [&](auto emit) {
-    for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t j = sc.apply_dep_off[i]; j < sc.apply_dep_off[i + 1]; ++j) emit(sc.apply_dep_idx[j], i);
-  }, &rapply_off, &rapply_idx);
+  if (sc.send_deps.size() != n || sc.apply_deps.size() != n || sc.send_succ_off.size() != n + 1 ||
+      sc.apply_succ_off.size() != n + 1)
+    throw std::runtime_error("collective: schedule without its dependency lists");
+  send_left = sc.send_deps;
+  apply_left = sc.apply_deps;
   build_csr((size_t)chips, [&](auto emit) {
     for (uint32_t i = 0; i < n; ++i) emit(sc.xfers[i].src, i);
   }, &out_off, &out_idx);
@@ -206,8 +200,9 @@ void CollectiveEngine::injected(uint64_t tag, Cycle t) {
   last_ = std::max(last_, t);
   if (--r.tx_left[x] == 0) {
     // Write-after-read: transfers into this chip that overwrite what x read may go on.
-    for (uint32_t j = r.rapply_off[x]; j < r.rapply_off[x + 1]; ++j) {
-      const uint32_t y = r.rapply_idx[j];
+    const coll::Schedule& s = r.schedule();
+    for (uint32_t j = s.apply_succ_off[x]; j < s.apply_succ_off[x + 1]; ++j) {
+      const uint32_t y = s.apply_succ_idx[j];
       if (r.schedule().xfers[y].dst == xf.src) release_apply(y, t);
     }
   }
@@ -278,7 +273,8 @@ void CollectiveEngine::apply(uint32_t x, uint32_t k, Cycle at, const uint64_t* d
     done = hbm_access(tlm::TLM_WRITE_COMMAND, w0, n,
                       verify_ ? const_cast<uint64_t*>(data) : nullptr, at);
   }
-  r.applied_at[x] = std::max(r.applied_at[x], done);
+  Cycle& at_x = r.applied_at(x);  // x was read at its source before any packet came
+  at_x = r.rx_left[x] == (uint32_t)r.packets_of(x) ? done : std::max(at_x, done);
   r.applied_by_chip[id_] += n;
   last_ = std::max(last_, done);
   Cycle& pe = r.last_apply[id_ * r.phases + xf.phase];
@@ -289,15 +285,16 @@ void CollectiveEngine::apply(uint32_t x, uint32_t k, Cycle at, const uint64_t* d
 // Every packet of x has been applied: release what depends on x's data being here.
 void CollectiveEngine::transfer_applied(uint32_t x) {
   CollectiveRun& r = *run_;
-  const Cycle t = r.applied_at[x];
+  const coll::Schedule& s = r.schedule();
+  const Cycle t = r.applied_at(x);
   --rx_xfers_left_;
-  for (uint32_t j = r.rsend_off[x]; j < r.rsend_off[x + 1]; ++j) {
-    const uint32_t y = r.rsend_idx[j];
+  for (uint32_t j = s.send_succ_off[x]; j < s.send_succ_off[x + 1]; ++j) {
+    const uint32_t y = s.send_succ_idx[j];
     r.send_at[y] = std::max(r.send_at[y], t);
     if (--r.send_left[y] == 0) make_ready(y, r.send_at[y]);
   }
-  for (uint32_t j = r.rapply_off[x]; j < r.rapply_off[x + 1]; ++j) {
-    const uint32_t y = r.rapply_idx[j];
+  for (uint32_t j = s.apply_succ_off[x]; j < s.apply_succ_off[x + 1]; ++j) {
+    const uint32_t y = s.apply_succ_idx[j];
     if (r.schedule().xfers[y].dst == id_) release_apply(y, t);
   }
   maybe_finish();

@@ -1,6 +1,7 @@
 #include "models/collective/reference.h"
 
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace fm::coll {
@@ -40,15 +41,22 @@ std::string execute_reference(const Schedule& s, uint64_t seed) {
       ++waits[e];
       after[before].push_back(e);
     };
+    DepLists sd, ad;
+    try {
+      sd = dependencies(s, true);
+      ad = dependencies(s, false);
+    } catch (const std::logic_error& e) {
+      return e.what();
+    }
     for (uint32_t i = 0; i < n; ++i) {
-      for (uint32_t k = s.send_dep_off[i]; k < s.send_dep_off[i + 1]; ++k) {
-        const uint32_t j = s.send_dep_idx[k];
+      for (uint32_t k = sd.off[i]; k < sd.off[i + 1]; ++k) {
+        const uint32_t j = sd.idx[k];
         if (j >= i) return "send dep of transfer " + std::to_string(i) + " is not earlier";
         need(2 * i, 2 * j + 1);
       }
       need(2 * i + 1, 2 * i);
-      for (uint32_t k = s.apply_dep_off[i]; k < s.apply_dep_off[i + 1]; ++k) {
-        const uint32_t j = s.apply_dep_idx[k];
+      for (uint32_t k = ad.off[i]; k < ad.off[i + 1]; ++k) {
+        const uint32_t j = ad.idx[k];
         if (j >= i) return "apply dep of transfer " + std::to_string(i) + " is not earlier";
         // An earlier read of the destination is done when sent; a write when applied.
         need(2 * i + 1, s.xfers[j].src == s.xfers[i].dst ? 2 * j : 2 * j + 1);

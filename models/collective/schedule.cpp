@@ -72,16 +72,22 @@ void split_at(SegMap& m, uint32_t p) {
   if (it->first != p) m.emplace_hint(std::next(it), p, it->second);
 }
 
-// Turns (xfer, dep) pairs into CSR lists, each list sorted and without duplicates.
-void to_csr(size_t n, std::vector<std::pair<uint32_t, uint32_t>>& pairs,
-            std::vector<uint32_t>* off, std::vector<uint32_t>* idx) {
+// Turns the (dependency << 32 | xfer) pairs into the dependency counts per transfer and
+// the successor lists per dependency, each list ascending and without duplicates.
+void to_succ(size_t n, std::vector<uint64_t>& pairs, std::vector<uint32_t>* count,
+             std::vector<uint32_t>* off, std::vector<uint32_t>* idx) {
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  count->assign(n, 0);
   off->assign(n + 1, 0);
-  for (const auto& p : pairs) ++(*off)[p.first + 1];
-  for (size_t i = 0; i < n; ++i) (*off)[i + 1] += (*off)[i];
   idx->resize(pairs.size());
-  for (size_t k = 0; k < pairs.size(); ++k) (*idx)[k] = pairs[k].second;
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const uint32_t dep = (uint32_t)(pairs[k] >> 32), x = (uint32_t)pairs[k];
+    ++(*off)[dep + 1];
+    ++(*count)[x];
+    (*idx)[k] = x;
+  }
+  for (size_t i = 0; i < n; ++i) (*off)[i + 1] += (*off)[i];
   pairs.clear();
   pairs.shrink_to_fit();
 }
@@ -106,7 +112,7 @@ Schedule ScheduleBuilder::finish() {
       lst[fill[s_.xfers[i].dst]++] = i;
     }
   }
-  std::vector<std::pair<uint32_t, uint32_t>> send, apply;
+  std::vector<uint64_t> send, apply;  // dependency << 32 | transfer
   send.reserve(n);
   apply.reserve(n);
   for (size_t c = 0; c < chips; ++c) {
@@ -123,12 +129,12 @@ Schedule ScheduleBuilder::finish() {
       for (auto it = m.find(a); it != end; ++it) {
         Seg& g = it->second;
         if (x.src == c) {  // a read of this chip's buffer
-          for (uint32_t w : g.writers) send.emplace_back(i, w);
+          for (uint32_t w : g.writers) send.push_back((uint64_t)w << 32 | i);
           g.readers.push_back(i);
         } else {  // a write into this chip's buffer
-          for (uint32_t r : g.readers) apply.emplace_back(i, r);
+          for (uint32_t r : g.readers) apply.push_back((uint64_t)r << 32 | i);
           for (uint32_t w : g.writers)
-            if (!x.reduce || !s_.xfers[w].reduce) apply.emplace_back(i, w);
+            if (!x.reduce || !s_.xfers[w].reduce) apply.push_back((uint64_t)w << 32 | i);
           if (!x.reduce) {
             g.writers.assign(1, i);
             g.readers.clear();
@@ -143,9 +149,35 @@ Schedule ScheduleBuilder::finish() {
       }
     }
   }
-  to_csr(n, send, &s_.send_dep_off, &s_.send_dep_idx);
-  to_csr(n, apply, &s_.apply_dep_off, &s_.apply_dep_idx);
+  to_succ(n, send, &s_.send_deps, &s_.send_succ_off, &s_.send_succ_idx);
+  to_succ(n, apply, &s_.apply_deps, &s_.apply_succ_off, &s_.apply_succ_idx);
   return std::move(s_);
+}
+
+DepLists dependencies(const Schedule& s, bool send) {
+  const std::vector<uint32_t>& cnt = send ? s.send_deps : s.apply_deps;
+  const std::vector<uint32_t>& soff = send ? s.send_succ_off : s.apply_succ_off;
+  const std::vector<uint32_t>& sidx = send ? s.send_succ_idx : s.apply_succ_idx;
+  const size_t n = s.xfers.size();
+  if (cnt.size() != n || soff.size() != n + 1 || soff.back() != sidx.size())
+    throw std::logic_error("schedule: dependency lists of the wrong size");
+  DepLists d;
+  d.off.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) d.off[i + 1] = d.off[i] + cnt[i];
+  d.idx.assign(d.off[n], 0);
+  std::vector<uint32_t> fill(d.off.begin(), d.off.end() - 1);
+  // Dependencies in ascending order, so every list comes out ascending.
+  for (uint32_t j = 0; j + 1 < soff.size(); ++j)
+    for (uint32_t k = soff[j]; k < soff[j + 1]; ++k) {
+      const uint32_t x = sidx[k];
+      if (x >= n || fill[x] == d.off[x + 1])
+        throw std::logic_error("schedule: successor lists disagree with the dependency counts");
+      d.idx[fill[x]++] = j;
+    }
+  for (size_t i = 0; i < n; ++i)
+    if (fill[i] != d.off[i + 1])
+      throw std::logic_error("schedule: successor lists disagree with the dependency counts");
+  return d;
 }
 
 uint64_t initial_word(ChipId c, uint32_t i) {

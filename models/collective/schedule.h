@@ -42,9 +42,14 @@ struct Schedule {
   std::vector<char> participant;         // per chip id: takes part (contributes, receives)
   std::vector<std::string> phase_names;  // e.g. "reduce-scatter x", "all-gather x"
   std::vector<Xfer> xfers;               // in sequential-semantics order
-  // Compressed dependency lists: deps of xfer i are idx[off[i] .. off[i+1]).
-  std::vector<uint32_t> send_dep_off, send_dep_idx;
-  std::vector<uint32_t> apply_dep_off, apply_dep_idx;
+  // The dependencies, held the way the engines use them (one copy for the schedule and
+  // its run): per transfer the number of its send (apply) dependencies, and the
+  // transfers that have transfer i as one, in list order:
+  // send_succ_idx[send_succ_off[i] .. send_succ_off[i+1]). dependencies() gives them
+  // the other way round.
+  std::vector<uint32_t> send_deps, apply_deps;
+  std::vector<uint32_t> send_succ_off, send_succ_idx;
+  std::vector<uint32_t> apply_succ_off, apply_succ_idx;
   int participants() const {
     int n = 0;
     for (char p : participant) n += p != 0;
@@ -74,6 +79,13 @@ class ScheduleBuilder {
   bool count_only_ = false;
   uint64_t added_ = 0;
 };
+
+// The send (send = true) or apply dependencies of every transfer as compressed lists:
+// those of transfer i are idx[off[i] .. off[i+1]), ascending (reference executor, tests).
+struct DepLists {
+  std::vector<uint32_t> off, idx;
+};
+DepLists dependencies(const Schedule& s, bool send);
 
 // The initial value of word i of chip c's buffer in --verify mode and in the reference
 // executor (models/collective/reference.h): a 64-bit hash of (c, i), so every chip and
