@@ -3,7 +3,9 @@
 #include "models/router.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
+#include <stdexcept>
 
 namespace fm {
 
@@ -45,32 +47,79 @@ void NetworkInterface::set_injection(bool on) {
 
 size_t NetworkInterface::queued_packets() const {
   size_t n = 0;
-  for (const Lane& l : lanes_) n += l.queue.size() + (l.active ? 1 : 0);
+  for (const Lane& l : lanes_) {
+    l.queue.for_each([&](const Queued& q) {
+      const Burst& u = bursts_[q.burst];
+      n += u.first + u.count - q.packet;
+    });
+    n += l.active ? 1 : 0;
+  }
   return n;
 }
 
-void NetworkInterface::create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready,
-                              uint64_t priority) {
+void NetworkInterface::create(ChipId dst, uint32_t count, int size, int last_size, uint64_t tag0,
+                              Cycle created, const Cycle* ready, uint64_t prio0) {
   const bool measured = created >= win_from_ && created < win_to_;
-  records_.push_back({dst, (uint16_t)size, measured, false, created, kNever, tag});
   int lane = 0;
   if (lanes_.size() > 1) {
     const uint8_t p = router_->route_port(dst);
     if (p < kNumNetPorts) lane = lane_of(p, (int)lanes_.size());
   }
-  const uint32_t packet = next_packet_++;
-  lanes_[lane].queue.push({packet, ready, priority == kFifo ? packet : priority});
+  uint32_t b;
+  if (!free_bursts_.empty()) {
+    b = free_bursts_.back();
+    free_bursts_.pop_back();
+  } else {
+    b = (uint32_t)bursts_.size();
+    bursts_.emplace_back();
+  }
+  Burst& u = bursts_[b];
+  u.dst = dst;
+  u.first = next_packet_;
+  u.count = count;
+  u.size = (uint16_t)size;
+  u.last_size = (uint16_t)last_size;
+  u.measured = measured;
+  u.created = created;
+  u.ready0 = ready[0];
+  u.tag0 = tag0;
+  u.prio0 = prio0;
+  u.delay.clear();
+  for (uint32_t k = 1; k < count; ++k) {
+    if (ready[k] < ready[k - 1] || ready[k] - ready[0] > UINT32_MAX)
+      throw std::logic_error("NI: a burst's ready cycles must be nondecreasing and within 2^32 cycles");
+    u.delay.push_back((uint32_t)(ready[k] - ready[0]));
+  }
+  next_packet_ += count;
+  lanes_[lane].queue.push({u.first, b, u.ready0, u.priority(0)});
   busy_lanes_ |= 1u << lane;
-  ++st_.packets_created;
-  st_.flits_created += size;
-  if (measured) st_.window_flits_created += size;
+  const uint64_t flits = (uint64_t)size * (count - 1) + (uint64_t)last_size;
+  st_.packets_created += count;
+  st_.flits_created += flits;
+  if (measured) st_.window_flits_created += flits;
 }
 
 void NetworkInterface::send(ChipId dst, int size, uint64_t tag, Cycle ready, uint64_t priority) {
+  send_burst(dst, 1, size, size, tag, &ready, priority);
+}
+
+void NetworkInterface::send_burst(ChipId dst, uint32_t count, int size, int last_size, uint64_t tag0,
+                                  const Cycle* ready, uint64_t prio0) {
+  if (count == 0) return;
   const Cycle now = clk_.now();
-  if (ready <= now) ready = now + 1;
-  create(dst, size, tag, now, ready, priority);
-  wake_at(ready);
+  // As if sent one by one: a packet is never ready before the next cycle.
+  Cycle first = ready[0] <= now ? now + 1 : ready[0];
+  if (count == 1) {
+    create(dst, 1, size, last_size, tag0, now, &first, prio0);
+  } else {
+    scratch_ready_.assign(ready, ready + count);
+    for (Cycle& r : scratch_ready_)
+      if (r <= now) r = now + 1;
+    create(dst, count, size, last_size, tag0, now, scratch_ready_.data(), prio0);
+  }
+  // The later packets' readiness is the lane's own business once the first is queued
+  // (inject() returns the cycle its next packet is ready).
+  wake_at(first);
 }
 
 void NetworkInterface::violation(const std::string& what) {
@@ -108,7 +157,7 @@ void NetworkInterface::evaluate() {
       ChipId dst;
       int size;
       src_->pop(&dst, &size);
-      create(dst, size, 0, t, t, kFifo);
+      create(dst, 1, size, size, 0, t, &t, kFifo);
     }
   }
   Cycle next = inject_on_ && src_ ? src_->next_time() : kNever;
@@ -132,14 +181,22 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
     if (pick < 0) return now + 1;  // credits are applied only in cycles it evaluates
     l.vc_ptr = (uint8_t)((pick + 1) % vcs_);
     l.vc = (uint8_t)pick;
-    l.cur = l.queue.pop().packet;
+    const Queued q = l.queue.pop();
+    const Burst& u = bursts_[q.burst];
+    const uint32_t k = q.packet - u.first;
+    l.cur = q.packet;
     l.active = true;
     l.seq = 0;
-    Record& r = record(l.cur);
+    l.dst = u.dst;
+    l.size = k + 1 == u.count ? u.last_size : u.size;
+    l.tag = u.tag0 + k;
+    Record& r = in_flight_.insert(q.packet);
+    r.size = l.size;
+    r.measured = u.measured;
+    r.created = u.created;
     r.injected = now;
-    l.dst = r.dst;
-    l.size = r.size;
-    l.tag = r.tag;
+    if (k + 1 < u.count) l.queue.push({q.packet + 1, q.burst, u.ready(k + 1), u.priority(k + 1)});
+    else free_bursts_.push_back(q.burst);
   }
   if (l.credits[l.vc] <= 0) return now + 1;
   Flit f;
@@ -203,15 +260,16 @@ void NetworkInterface::eject(EjectLane& l, int lane, Cycle now) {
 void NetworkInterface::note(uint64_t a, uint64_t now) {
   const uint32_t packet = (uint32_t)a;
   const uint16_t seq = (uint16_t)(a >> 32);
-  if (packet < base_ || packet >= next_packet_) {
+  Record* r = in_flight_.find(packet);
+  if (!r) {
     violation("tail of a packet that is not outstanding (delivered twice?)");
     return;
   }
-  Record& rec = record(packet);
-  if (rec.delivered || seq + 1 != rec.size) {
+  if (seq + 1 != r->size) {
     violation("tail of a packet delivered twice or with the wrong length");
     return;
   }
+  const Record& rec = *r;
   if (rec.measured) {
     const uint32_t lat = (uint32_t)(now - rec.created);
     const uint32_t net = (uint32_t)(now - rec.injected);
@@ -221,7 +279,7 @@ void NetworkInterface::note(uint64_t a, uint64_t now) {
     st_.latencies.push_back(lat);
     st_.network_latencies.push_back(net);
   }
-  delivered(packet);
+  in_flight_.erase(r);
 }
 
 void NetworkInterface::bad_event(BadEvent what, int v, const Flit* f) {
@@ -239,44 +297,70 @@ void NetworkInterface::bad_event(BadEvent what, int v, const Flit* f) {
   }
 }
 
+void NetworkInterface::drop_queued() {
+  for (Lane& l : lanes_) l.queue.clear();
+  bursts_.clear();
+  free_bursts_.clear();
+}
+
 void NetworkInterface::kill() {
   dead_ = true;
-  for (Lane& l : lanes_) {
-    l.queue.clear();
-    l.active = false;
-  }
+  drop_queued();
+  for (Lane& l : lanes_) l.active = false;
   busy_lanes_ = 0;
 }
 
-void NetworkInterface::discard_queued() {
-  for (Lane& l : lanes_)
-    l.queue.for_each([&](const Queued& q) { record(q.packet).delivered = true; });
-  for (Lane& l : lanes_) l.queue.clear();
-  while (!records_.empty() && records_.front().delivered) {
-    records_.pop_front();
-    ++base_;
-  }
-}
+void NetworkInterface::discard_queued() { drop_queued(); }
 
 void NetworkInterface::flush() {
+  drop_queued();
   for (Lane& l : lanes_) {
-    l.queue.clear();
     l.active = false;
     reset_credits(l);
   }
   busy_lanes_ = 0;
   for (EjectLane& e : ej_store_)
     for (Reassembly& r : e.r) r.open = false;
-  for (Record& r : records_) r.delivered = true;
-  records_.clear();
-  base_ = next_packet_;
+  in_flight_.clear();
 }
 
-void NetworkInterface::delivered(uint32_t packet) {
-  record(packet).delivered = true;
-  while (!records_.empty() && records_.front().delivered) {
-    records_.pop_front();
-    ++base_;
+NetworkInterface::Record& NetworkInterface::InFlight::insert(uint32_t packet) {
+  if (2 * (n_ + 1) > slot_.size()) {  // grow, keeping at most half the slots used
+    std::vector<Record> old;
+    std::vector<uint8_t> used;
+    old.swap(slot_);
+    used.swap(used_);
+    const size_t cap = std::max<size_t>(64, 2 * old.size());
+    slot_.resize(cap);
+    used_.assign(cap, 0);
+    mask_ = (uint32_t)(cap - 1);
+    n_ = 0;
+    for (size_t i = 0; i < old.size(); ++i)
+      if (used[i]) insert(old[i].packet) = old[i];
+  }
+  uint32_t i = packet & mask_;
+  while (used_[i]) i = (i + 1) & mask_;
+  used_[i] = 1;
+  ++n_;
+  slot_[i].packet = packet;
+  return slot_[i];
+}
+
+// Backward-shift deletion: the entries after the hole that probed past it move up, so
+// every lookup still meets its entry before an empty slot.
+void NetworkInterface::InFlight::erase(Record* r) {
+  uint32_t i = (uint32_t)(r - slot_.data());
+  used_[i] = 0;
+  --n_;
+  for (uint32_t j = (i + 1) & mask_; used_[j]; j = (j + 1) & mask_) {
+    const uint32_t home = slot_[j].packet & mask_;
+    // Entry j stays if its home slot lies cyclically in (i, j].
+    const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    if (stays) continue;
+    slot_[i] = slot_[j];
+    used_[i] = 1;
+    used_[j] = 0;
+    i = j;
   }
 }
 

@@ -14,7 +14,6 @@
 // in the cycle the flit arrives.
 #pragma once
 #include <algorithm>
-#include <deque>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -97,6 +96,16 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   // queueing order itself, so packets leave in the order they were queued.
   static constexpr uint64_t kFifo = ~0ull;
   void send(ChipId dst, int size, uint64_t tag, Cycle ready, uint64_t priority = kFifo);
+  // Queues `count` packets to `dst` at once, as send() would one after the other (a
+  // transfer's packets, read from HBM in order): packet k has `size` flits (the last
+  // one `last_size`), tag tag0 + k, priority prio0 + k (kFifo: queueing order) and may
+  // start from cycle ready[k] (nondecreasing in k). The lane holds only the burst's
+  // next packet (it cannot start packet k+1 before k, which comes first in both
+  // orders), and records exist only for packets started and not yet delivered: a
+  // queued packet costs 4 bytes, not a queue entry and a record (docs/performance.md,
+  // "Memory at the paper's sizes").
+  void send_burst(ChipId dst, uint32_t count, int size, int last_size, uint64_t tag0,
+                  const Cycle* ready, uint64_t prio0 = kFifo);
 
   // --- faults (models/fault/fault_controller.h) ---
   // The chip died: nothing more is injected or ejected.
@@ -120,12 +129,49 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   }
 
  private:
-  struct Record {
-    ChipId dst;
+  struct Record {  // a packet started and not yet delivered
+    uint32_t packet;
     uint16_t size;
-    bool measured, delivered;
+    bool measured;
     Cycle created, injected;
-    uint64_t tag;
+  };
+  // The records by packet id: open addressing on the id's low bits (ids are handed out
+  // in sequence, so they rarely collide), linear probing, backward-shift deletion;
+  // twice as many slots as the most packets ever in flight at once.
+  class InFlight {
+   public:
+    Record& insert(uint32_t packet);
+    Record* find(uint32_t packet) {
+      if (slot_.empty()) return nullptr;
+      for (uint32_t i = packet & mask_;; i = (i + 1) & mask_) {
+        if (!used_[i]) return nullptr;
+        if (slot_[i].packet == packet) return &slot_[i];
+      }
+    }
+    void erase(Record* r);
+    void clear() {
+      std::fill(used_.begin(), used_.end(), 0);
+      n_ = 0;
+    }
+
+   private:
+    std::vector<Record> slot_;
+    std::vector<uint8_t> used_;
+    uint32_t mask_ = 0;
+    size_t n_ = 0;
+  };
+  // Packets queued together (send_burst; send() and a packet source queue bursts of
+  // one). `next` is the packet its lane holds in its queue; ready[k] - ready0 for k > 0.
+  struct Burst {
+    ChipId dst = 0;
+    uint32_t first = 0, count = 0;  // packet ids first .. first + count - 1
+    uint16_t size = 0, last_size = 0;
+    bool measured = false;
+    Cycle created = 0, ready0 = 0;
+    uint64_t tag0 = 0, prio0 = 0;  // prio0 = kFifo: the packet id is the priority
+    std::vector<uint32_t> delay;
+    Cycle ready(uint32_t k) const { return k ? ready0 + delay[k - 1] : ready0; }
+    uint64_t priority(uint32_t k) const { return prio0 == kFifo ? first + k : prio0 + k; }
   };
   struct Reassembly {
     ChipId src = 0;
@@ -140,7 +186,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     Reassembly r[kMaxVcs];
   };
   struct Queued {
-    uint32_t packet;
+    uint32_t packet, burst;  // burst: index into bursts_
     Cycle ready;
     uint64_t priority;
   };
@@ -193,8 +239,8 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   // an injected flit touches is in the first cache line.
   struct alignas(64) Lane {
     Link* inj = nullptr;
-    // The current packet's tag, destination and length, copied from its Record when its
-    // injection starts (records_ is a deque: indexing it per flit costs a division).
+    // The current packet's tag, destination and length, from its burst when its
+    // injection starts.
     uint64_t tag = 0;
     uint32_t cur = 0;
     ChipId dst = 0;
@@ -210,7 +256,9 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   }
   // One cycle, called by the Clock while the NI is awake.
   void evaluate() override;
-  void create(ChipId dst, int size, uint64_t tag, Cycle created, Cycle ready, uint64_t priority);
+  void create(ChipId dst, uint32_t count, int size, int last_size, uint64_t tag0, Cycle created,
+              const Cycle* ready, uint64_t prio0);
+  void drop_queued();  // every lane's queue and every burst
   void eject(EjectLane& l, int lane, Cycle now);
   // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).
   Cycle inject(Lane& l, Cycle now);
@@ -220,8 +268,6 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   // too many, flit f ejected at the wrong chip, or out of order.
   enum BadEvent { kBadCredit, kWrongChip, kOutOfOrder };
   [[gnu::cold, gnu::noinline]] void bad_event(BadEvent what, int v, const Flit* f);
-  Record& record(uint32_t packet) { return records_[packet - base_]; }
-  void delivered(uint32_t packet);
   // The tail of packet (uint32_t)a, flit a >> 32, was ejected in cycle b (Clock::post
   // from the destination NI).
   void note(uint64_t a, uint64_t b) override;
@@ -244,8 +290,11 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   std::vector<EjectLane> ej_store_;
   const Router* router_ = nullptr;
   const std::vector<NetworkInterface*>* peers_ = nullptr;
-  std::deque<Record> records_;         // packets base_.. not yet delivered (front)
-  uint32_t base_ = 0, next_packet_ = 0;
+  InFlight in_flight_;                 // packets started, not yet delivered
+  std::vector<Burst> bursts_;          // queued bursts; free slots in free_bursts_
+  std::vector<uint32_t> free_bursts_;
+  std::vector<Cycle> scratch_ready_;   // send_burst's clamped ready cycles
+  uint32_t next_packet_ = 0;
   uint64_t violations_ = 0;
   std::string first_violation_;
 };

@@ -154,6 +154,7 @@ void CollectiveEngine::make_ready(uint32_t x, Cycle t) {
   ps = std::min(ps, t);
   const uint32_t D = (uint32_t)r.packet_words();
   const uint32_t np = (uint32_t)r.packets_of(x);
+  ready_.resize(np);
   for (uint32_t k = 0; k < np; ++k) {
     const uint32_t w0 = xf.offset + k * D, n = std::min(D, xf.len - k * D);
     uint64_t* data = nullptr;
@@ -162,11 +163,13 @@ void CollectiveEngine::make_ready(uint32_t x, Cycle t) {
       st.resize(n);
       data = st.data();
     }
-    const Cycle ready = hbm_access(tlm::TLM_READ_COMMAND, w0, n, data, t);
-    // Schedule order: the transfer's index in the schedule, then the packet's.
-    ni_.send(xf.dst, (int)n + 1, tag_of(x, k), ready,
-             schedule_order_ ? (uint64_t)x << 24 | k : NetworkInterface::kFifo);
+    ready_[k] = hbm_access(tlm::TLM_READ_COMMAND, w0, n, data, t);
   }
+  // The packets in order, each as its read completes; schedule order: the transfer's
+  // index in the schedule, then the packet's (tag and priority + k for packet k).
+  const uint32_t last = xf.len - (np - 1) * D;
+  ni_.send_burst(xf.dst, np, (int)D + 1, (int)last + 1, tag_of(x, 0), ready_.data(),
+                 schedule_order_ ? (uint64_t)x << 24 : NetworkInterface::kFifo);
 }
 
 void CollectiveEngine::abort() {

@@ -164,6 +164,7 @@ class CollectiveEngine : public sc_core::sc_module, public PacketEndpoint {
   std::unordered_map<uint32_t, std::vector<Arrived>> waiting_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> staged_;  // verify: packet data read for sending
   std::vector<uint64_t> scratch_;
+  std::vector<Cycle> ready_;  // make_ready: each packet's HBM read completion
   // The HBM transaction object, reused by every access (all its fields are set per
   // access; the HBM keeps no reference to it after b_transport returns).
   tlm::tlm_generic_payload hbm_tx_;
