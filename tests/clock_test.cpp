@@ -6,7 +6,7 @@
 //
 // Each simulation runs in a forked child (tests/sim_util.h, in_child), as every other
 // simulation test does: SystemC elaborates once per process, so two tests calling
-// sc_start in one process (faultmesh_tests --gtest_filter='Clock.*') would fail with
+// sc_start in one process (faultmesh_kernel_tests --gtest_filter='Clock.*') would fail with
 // "insert module failed: simulation running". The child returns what each unit saw.
 #include <gtest/gtest.h>
 
