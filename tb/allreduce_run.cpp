@@ -11,7 +11,7 @@
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_controller.h"
 #include "models/memory.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 #include "tb/driver.h"
 #include "tb/tracer.h"
 #include "tb/view_data.h"

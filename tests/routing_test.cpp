@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
+#include "models/noc/topology.h"
 #include "models/route_table.h"
-#include "models/topology.h"
 
 using namespace fm;
 
