@@ -9,6 +9,7 @@
 
 #include "models/noc/topology.h"
 #include "models/route_table.h"
+#include "models/routing/dor.h"
 
 using namespace fm;
 
