@@ -5,7 +5,7 @@
 #include "models/fault/fault_set.h"
 #include "models/noc/ni.h"
 #include "models/noc/topology.h"
-#include "models/rng.h"
+#include "tb/rng.h"
 
 namespace fm {
 
