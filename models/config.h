@@ -115,7 +115,7 @@ struct RunConfig {
                                // (allreduce_cycle_limit(), tb/allreduce_run.h)
   Cycle util_window = 1024;    // allreduce: link utilization sampled per window (multiple of 256)
   int threads = 0;             // worker threads per cycle (0: the machine's cores; models/noc/clock.h)
-  uint64_t mem_limit = 0;      // refuse runs estimated above this many bytes (0: MemAvailable; models/memory.h)
+  uint64_t mem_limit = 0;      // refuse runs estimated above this many bytes (0: MemAvailable; tb/memory.h)
   uint64_t seed = 1;
 };
 
