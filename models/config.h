@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/collective/kinds.h"
-#include "models/types.h"
+#include "models/noc/types.h"
 
 namespace fm {
 
@@ -114,8 +114,8 @@ struct RunConfig {
   Cycle max_cycles = 0;        // guard (allreduce): stop after this many cycles; 0 = auto
                                // (allreduce_cycle_limit(), tb/allreduce_run.h)
   Cycle util_window = 1024;    // allreduce: link utilization sampled per window (multiple of 256)
-  int threads = 0;             // worker threads per cycle (0: the machine's cores; models/clock.h)
-  uint64_t mem_limit = 0;      // refuse runs estimated above this many bytes (0: MemAvailable; models/memory.h)
+  int threads = 0;             // worker threads per cycle (0: the machine's cores; models/noc/clock.h)
+  uint64_t mem_limit = 0;      // refuse runs estimated above this many bytes (0: MemAvailable; tb/memory.h)
   uint64_t seed = 1;
 };
 

@@ -1,5 +1,5 @@
 // faultmesh router package: every parameter default, enum and struct of the RTL router.
-// It mirrors the SystemC model (models/types.h, models/config.h, models/route_table.h);
+// It mirrors the SystemC model (models/noc/types.h, models/config.h, models/route_table.h);
 // docs/router-microarchitecture.md is the specification both implement.
 package fm_pkg;
 

@@ -1,8 +1,8 @@
 // fm_router: the faultmesh virtual-channel router (docs/router-microarchitecture.md),
-// cycle-exact with the SystemC model Router (models/router.{h,cpp}): 5 ports (N E S W L),
-// V VCs per port with B-flit buffers, wormhole switching, credit flow control, table
-// routing, separable input-first VC and switch allocation with round-robin or iSLIP
-// pointer rules, and a P-cycle pipeline (1..4).
+// cycle-exact with the SystemC model Router (models/noc/router.{h,cpp}): 5 ports
+// (N E S W L), V VCs per port with B-flit buffers, wormhole switching, credit flow
+// control, table routing, separable input-first VC and switch allocation with
+// round-robin or iSLIP pointer rules, and a P-cycle pipeline (1..4).
 //
 // Run-time configuration: V, B, P and the pointer rule are static configuration inputs,
 // so one build covers many router configurations (the co-simulation matrix uses one

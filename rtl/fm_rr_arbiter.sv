@@ -1,5 +1,5 @@
 // Round-robin pick: the first request at or after a pointer, cyclically over 0..N-1
-// (rr_pick() in models/router.cpp for the VA stage 1 and SA arbiters; the smallest
+// (rr_pick() in models/noc/router.cpp for the VA stage 1 and SA arbiters; the smallest
 // cyclic distance from the pointer in the VA stage 2 arbiter, which is the same rule).
 // Purely combinational: the pointer is kept, and moved, by the allocator that owns it,
 // because the round-robin and iSLIP rules move it at different times.

@@ -1,5 +1,5 @@
 // Separable input-first switch allocator (docs/router-microarchitecture.md "The cycle",
-// step 4; Router::switch_allocate in models/router.cpp).
+// step 4; Router::switch_allocate in models/noc/router.cpp).
 //
 // Stage 1, per input port p: among its eligible VCs pick the first at or after
 // sa_in_ptr[p]; it requests the output port its packet holds.

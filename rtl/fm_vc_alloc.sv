@@ -1,5 +1,5 @@
 // Separable input-first VC allocator (docs/router-microarchitecture.md "The cycle",
-// step 3; Router::vc_allocate in models/router.cpp). Input VCs are numbered
+// step 3; Router::vc_allocate in models/noc/router.cpp). Input VCs are numbered
 // i = port * NUM_VCS + vc, output VCs o = port * NUM_VCS + vc.
 //
 // Stage 1, per requesting input VC i: candidates = route mask & free output VCs of the

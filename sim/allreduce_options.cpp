@@ -9,10 +9,10 @@
 
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_set.h"
-#include "models/memory.h"
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "tb/allreduce_run.h"
+#include "tb/memory.h"
 
 namespace fm {
 

@@ -7,7 +7,7 @@
 # change what is simulated. Takes ~1-2 minutes.
 # THREADS: thread counts for NEW_BIN (e.g. 1 2 3 8); OLD_BIN then runs with --threads 1
 # and NEW_BIN once per count, so OLD_BIN = NEW_BIN checks that the parallel kernel gives
-# the serial results (models/clock.h). Without them both run with their defaults.
+# the serial results (models/noc/clock.h). Without them both run with their defaults.
 # NEW_BIN runs with FAULTMESH_PARALLEL_MIN=1: every cycle on the workers, small meshes too.
 # CHECK_IDENTICAL_QUICK=1 runs every third configuration (CI's short form).
 set -u

@@ -9,11 +9,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "models/memory.h"
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/report.h"
 #include "tb/isolated.h"
+#include "tb/memory.h"
 #include "tb/traffic_run.h"
 
 namespace fm {

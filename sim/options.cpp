@@ -1,7 +1,7 @@
 #include "sim/options.h"
 
 #include "models/fault/fault_set.h"
-#include "models/memory.h"
+#include "tb/memory.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

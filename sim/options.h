@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 #include "sim/cli.h"
 #include "sim/po_error.h"
 #include "tb/tracer.h"

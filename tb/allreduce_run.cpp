@@ -10,9 +10,9 @@
 #include "models/chip/chip.h"
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_controller.h"
-#include "models/memory.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 #include "tb/driver.h"
+#include "tb/memory.h"
 #include "tb/tracer.h"
 #include "tb/view_data.h"
 
@@ -305,7 +305,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     const FaultSet check(probe);  // throws ConfigError naming a bad --fail-at
   }
   // Memory: the network, the schedule (counted, not built) and the verified data, before
-  // the routes, the schedule, the network or the chips' data are built (models/memory.h).
+  // the routes, the schedule, the network or the chips' data are built (tb/memory.h).
   check_memory(estimate_allreduce_memory(cfg, faults, cfg.coll.verify == Verify::On), cfg.run.mem_limit);
   RouteSet rs = opt.tables ? RouteSet{*opt.tables, "given"} : build_routes(cfg.net, faults);
   if (opt.check_routes) {

@@ -48,7 +48,7 @@ struct AllreduceResult {
   NetCounters totals;
   uint64_t hbm_bytes = 0, words_reduced = 0;
   double setup_seconds = 0, wall_seconds = 0, router_cycles_per_second = 0;
-  int threads = 1;               // threads that evaluated the cycles (models/clock.h)
+  int threads = 1;               // threads that evaluated the cycles (models/noc/clock.h)
   uint64_t parallel_cycles = 0;  // cycles evaluated on more than one thread
   long peak_rss_kb = 0;
   std::string wave_note;         // what the waveform tracer had to say ("" = nothing)

@@ -29,11 +29,11 @@
 #include "Vfm_router.h"
 #include "Vfm_router_bug_credit.h"
 #include "Vfm_router_bug_rr.h"
-#include "models/clock.h"
 #include "models/config.h"
-#include "models/link.h"
+#include "models/noc/clock.h"
+#include "models/noc/link.h"
+#include "models/noc/router.h"
 #include "models/route_table.h"
-#include "models/router.h"
 #include "tb/rtl_ports.h"
 
 namespace fm {

@@ -1,5 +1,5 @@
 // Closed-loop lockstep co-simulation of the verilated RTL router (rtl/fm_router.sv)
-// against the SystemC model Router (models/router.cpp), both implementing
+// against the SystemC model Router (models/noc/router.cpp), both implementing
 // docs/router-microarchitecture.md cycle for cycle.
 //
 // In one SystemC simulation the same random stimulus drives both routers every cycle:

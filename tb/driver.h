@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "models/network.h"
+#include "models/noc/network.h"
 
 namespace fm {
 

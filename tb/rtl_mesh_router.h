@@ -17,7 +17,7 @@
 #include <string>
 
 #include "models/config.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 
 namespace fm {
 

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "models/noc/types.h"
 #include "models/route_table.h"
-#include "models/types.h"
 
 namespace fm::rtl {
 

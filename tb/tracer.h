@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 #include "tb/wave_writer.h"
 
 namespace fm {

@@ -3,9 +3,9 @@
 #pragma once
 #include "models/config.h"
 #include "models/fault/fault_set.h"
-#include "models/ni.h"
-#include "models/rng.h"
-#include "models/topology.h"
+#include "models/noc/ni.h"
+#include "models/noc/topology.h"
+#include "tb/rng.h"
 
 namespace fm {
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/config.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
 #include "tb/tracer.h"
@@ -47,7 +47,7 @@ struct TrafficResult {
   std::vector<double> vc_occupancy_max;    // per VC index, the busiest input VC's mean
   double setup_seconds = 0, wall_seconds = 0;
   double router_cycles_per_second = 0, flit_hops_per_second = 0;
-  int threads = 1;               // threads that evaluated the cycles (models/clock.h)
+  int threads = 1;               // threads that evaluated the cycles (models/noc/clock.h)
   uint64_t parallel_cycles = 0;  // cycles evaluated on more than one thread
   double router_activity = 0;              // share of router-cycles actually evaluated
   long peak_rss_kb = 0;

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "models/fault/fault_set.h"
-#include "models/link.h"
+#include "models/noc/link.h"
 
 namespace fm {
 

@@ -14,7 +14,7 @@
 
 #include "models/collective/schedule.h"
 #include "models/config.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 
 namespace fm {
 

@@ -1,4 +1,4 @@
-// The Clock's contract with the units it evaluates (models/clock.h): a unit evaluates a
+// The Clock's contract with the units it evaluates (models/noc/clock.h): a unit evaluates a
 // cycle only while awake, exactly at the cycle it was booked for after sleeping, in the
 // order the units were added, and a wake-up asked for during a cycle (by a unit evaluated
 // earlier or later in that cycle) is never lost. Every router and NI relies on this: a
@@ -14,7 +14,7 @@
 #include <systemc>
 #include <vector>
 
-#include "models/clock.h"
+#include "models/noc/clock.h"
 #include "tests/sim_util.h"
 
 namespace fm {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "models/memory.h"
+#include "tb/memory.h"
 #include "tests/cli_util.h"
 
 using namespace fm::test;
@@ -156,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(Docs, ErrorsTable, ::testing::ValuesIn(read_rows()),
                            return s;
                          });
 
-// The up-front memory estimate (models/memory.h) against the peak RSS the same runs
+// The up-front memory estimate (tb/memory.h) against the peak RSS the same runs
 // measure: within a factor 1.5 either way, so a refusal is never off by much.
 TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
 #ifdef __SANITIZE_ADDRESS__

@@ -13,6 +13,7 @@
 
 #include "models/fault/fault_set.h"
 #include "models/routing/checker.h"
+#include "models/routing/dor.h"
 #include "models/routing/routes.h"
 #include "tests/sim_util.h"
 

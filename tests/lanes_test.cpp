@@ -7,6 +7,7 @@
 // 2*K*S cycles after the first flit arrives. With four lanes, West arrivals eject on lane
 // 3 and East arrivals on lane 1, so both streams run at one flit per cycle each: the run
 // takes about K*S cycles plus the zero-load latency.
+#include "models/routing/dor.h"
 #include "tests/sim_util.h"
 
 using namespace fm;

@@ -1,5 +1,6 @@
 // The invariant monitors fire: a credit the router never lent, a body flit with no
 // open packet, and a failed link that carries nothing.
+#include "models/routing/dor.h"
 #include "tests/sim_util.h"
 
 using namespace fm;

@@ -7,8 +7,9 @@
 #include <map>
 #include <set>
 
+#include "models/noc/topology.h"
 #include "models/route_table.h"
-#include "models/topology.h"
+#include "models/routing/dor.h"
 
 using namespace fm;
 

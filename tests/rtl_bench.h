@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/noc/types.h"
 #include "models/route_table.h"
-#include "models/types.h"
 #include "tb/rtl_ports.h"
 
 namespace fm::rtl {

@@ -1,7 +1,7 @@
 // Replay comparison of the RTL router against the SystemC model Router (not yet the
 // lockstep co-simulation of the later step, but the same check on recorded traffic).
 //
-// 1. A child process runs one model Router (models/router.cpp) with a traffic unit on
+// 1. A child process runs one model Router (models/noc/router.cpp) with a traffic unit on
 //    all 5 ports through Links of latency 1: flow-controlled upstreams sending random
 //    packets on random VCs, downstreams that eject and return credits after random
 //    delays. It records, per model cycle t, the flits and credits ARRIVING at the router
@@ -17,9 +17,9 @@
 #include <tuple>
 
 #include "Vfm_router.h"
-#include "models/clock.h"
-#include "models/link.h"
-#include "models/router.h"
+#include "models/noc/clock.h"
+#include "models/noc/link.h"
+#include "models/noc/router.h"
 #include "tests/rtl_bench.h"
 #include "tests/sim_util.h"
 

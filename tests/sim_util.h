@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "models/network.h"
+#include "models/noc/network.h"
 #include "tb/isolated.h"
 #include "tb/traffic_run.h"
 

@@ -1,7 +1,7 @@
 // Coordinates, neighbours, wraparound, boards and distances (no simulation).
 #include <gtest/gtest.h>
 
-#include "models/topology.h"
+#include "models/noc/topology.h"
 
 using namespace fm;
 

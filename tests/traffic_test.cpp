@@ -1,6 +1,7 @@
 // Whole-network properties under synthetic traffic: conservation and ordering under
 // every pattern up to and past saturation, the saturation throughput of uniform
 // traffic on an 8x8 mesh, determinism, and the guards.
+#include "models/routing/dor.h"
 #include "tests/sim_util.h"
 
 using namespace fm;

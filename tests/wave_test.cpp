@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/routing/dor.h"
 #include "tb/cosim.h"
 #include "tb/tracer.h"
 #include "tests/sim_util.h"

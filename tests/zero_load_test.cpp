@@ -3,6 +3,7 @@
 //   T0 = 1 (NI -> router) + (H + 1)(P - 1) (routers) + H * L (links) + 1 (router -> NI)
 //        + (S - 1) (serialisation of the body)
 // for H hops, pipeline depth P, link latency L, S flits (S <= buffer depth).
+#include "models/routing/dor.h"
 #include "tests/sim_util.h"
 
 using namespace fm;

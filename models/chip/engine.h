@@ -23,7 +23,7 @@
 
 #include "models/collective/schedule.h"
 #include "models/config.h"
-#include "models/ni.h"
+#include "models/noc/ni.h"
 
 namespace fm {
 

@@ -20,7 +20,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
-#include "models/types.h"
+#include "models/noc/types.h"
 
 namespace fm {
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "models/types.h"
+#include "models/noc/types.h"
 
 namespace fm::coll {
 

@@ -28,7 +28,7 @@
 
 #include "models/config.h"
 #include "models/fault/fault_set.h"
-#include "models/network.h"
+#include "models/noc/network.h"
 
 namespace fm {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/topology.h"
+#include "models/noc/topology.h"
 
 namespace fm {
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <queue>
 
+#include "models/routing/dor.h"
+
 namespace fm {
 
 namespace {

@@ -2,8 +2,8 @@
 // routers use (destination -> output port + allowed VCs). docs/routing.md describes
 // them; models/routing/checker.h verifies whatever they produce.
 //
-//   xy, yx  dimension-order routing (dateline VC classes on a torus); refuses a fault
-//           set that blocks any live pair's path.
+//   xy, yx  dimension-order routing (models/routing/dor.h; dateline VC classes on a
+//           torus); refuses a fault set that blocks any live pair's path.
 //   lash    any fault set that leaves the live chips connected: per destination a
 //           shortest-path tree over live links (ties broken toward the XY route, so the
 //           fault-free mesh gets exactly XY); destinations are packed first-fit into

@@ -15,8 +15,8 @@
 #include <systemc>
 #include <vector>
 
-#include "models/clock.h"
-#include "models/types.h"
+#include "models/noc/clock.h"
+#include "models/noc/types.h"
 
 namespace fm {
 

@@ -6,9 +6,9 @@
 // The Clock calls evaluate() once per cycle while the router is awake; it runs the whole
 // cycle as a fixed sequence of member functions (receive credits, receive flits + route
 // lookup, VC allocation, switch allocation + traversal). It sleeps when it holds no flits
-// and nothing is in flight toward it (models/clock.h). docs/router-microarchitecture.md is the cycle-exact specification.
+// and nothing is in flight toward it (models/noc/clock.h). docs/router-microarchitecture.md is the cycle-exact specification.
 //
-// It implements RouterBase (models/router_base.h), the Network's view of a router, and is
+// It implements RouterBase (models/noc/router_base.h), the Network's view of a router, and is
 // final, so calls through Router& are direct; the per-cycle path calls no virtual function.
 #pragma once
 #include <string>
@@ -17,11 +17,11 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
-#include "models/clock.h"
 #include "models/config.h"
-#include "models/link.h"
+#include "models/noc/clock.h"
+#include "models/noc/link.h"
+#include "models/noc/router_base.h"
 #include "models/route_table.h"
-#include "models/router_base.h"
 
 namespace fm {
 

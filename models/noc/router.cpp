@@ -1,4 +1,4 @@
-#include "models/router.h"
+#include "models/noc/router.h"
 
 #include <cstring>
 #include <sstream>

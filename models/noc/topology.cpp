@@ -1,4 +1,4 @@
-#include "models/topology.h"
+#include "models/noc/topology.h"
 
 #include <algorithm>
 #include <cstdlib>

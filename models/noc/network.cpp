@@ -1,4 +1,4 @@
-#include "models/network.h"
+#include "models/noc/network.h"
 
 #include <sstream>
 

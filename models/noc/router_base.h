@@ -1,5 +1,5 @@
 // What the Network needs of a chip's router, whatever implements it: the SystemC model
-// Router (models/router.h, the default) or the verilated RTL router behind an adapter
+// Router (models/noc/router.h, the default) or the verilated RTL router behind an adapter
 // (tb/rtl_mesh_router.h, the mesh-level RTL check of docs/cosim.md).
 //
 // A router is a clocked unit joined to the rest of the network only through Links: it
@@ -13,10 +13,10 @@
 #include <string>
 #include <systemc>
 
-#include "models/clock.h"
-#include "models/link.h"
+#include "models/noc/clock.h"
+#include "models/noc/link.h"
+#include "models/noc/types.h"
 #include "models/route_table.h"
-#include "models/types.h"
 
 namespace fm {
 

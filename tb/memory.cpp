@@ -1,4 +1,4 @@
-#include "models/memory.h"
+#include "tb/memory.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,6 +1,6 @@
-#include "models/ni.h"
+#include "models/noc/ni.h"
 
-#include "models/router.h"
+#include "models/noc/router.h"
 
 #include <algorithm>
 #include <cstdint>

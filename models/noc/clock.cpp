@@ -1,7 +1,7 @@
-// The clock's cycle loop and its worker threads (models/clock.h says what a cycle does).
-#include "models/clock.h"
+// The clock's cycle loop and its worker threads (models/noc/clock.h says what a cycle does).
+#include "models/noc/clock.h"
 
-#include "models/link.h"
+#include "models/noc/link.h"
 
 #include <sched.h>
 

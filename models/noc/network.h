@@ -13,14 +13,14 @@
 #include <systemc>
 #include <vector>
 
-#include "models/clock.h"
 #include "models/config.h"
 #include "models/fault/fault_set.h"
-#include "models/link.h"
-#include "models/ni.h"
+#include "models/noc/clock.h"
+#include "models/noc/link.h"
+#include "models/noc/ni.h"
+#include "models/noc/router.h"
+#include "models/noc/topology.h"
 #include "models/route_table.h"
-#include "models/router.h"
-#include "models/topology.h"
 
 namespace fm {
 

@@ -54,7 +54,7 @@
 #include <thread>
 #include <vector>
 
-#include "models/types.h"
+#include "models/noc/types.h"
 
 namespace fm {
 

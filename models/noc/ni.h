@@ -18,9 +18,9 @@
 #include <systemc>
 #include <vector>
 
-#include "models/clock.h"
 #include "models/config.h"
-#include "models/link.h"
+#include "models/noc/clock.h"
+#include "models/noc/link.h"
 
 namespace fm {
 
