@@ -1,4 +1,4 @@
-// The parallel kernel (models/clock.h) gives the serial results: traffic runs on 8x8
+// The parallel kernel (models/noc/clock.h) gives the serial results: traffic runs on 8x8
 // meshes and tori (fault-free, a failed board, failed links, a failed chip) at 2 and 3
 // threads must give what one thread gives, statistic for statistic: flits injected,
 // ejected and switched, packets delivered, every latency percentile, per-link
@@ -34,7 +34,7 @@ struct ThreadedRun {
 ThreadedRun run_with_threads(Config c, int threads) {
   c.run.threads = threads;
   const nlohmann::json j = test::in_child([c] {
-    // Read once per process by the clock (models/clock.cpp), here in the child before
+    // Read once per process by the clock (models/noc/clock.cpp), here in the child before
     // its first cycle: every cycle with an awake unit goes to the workers.
     setenv("FAULTMESH_PARALLEL_MIN", "1", 1);
     setenv("FAULTMESH_PARALLEL_ALWAYS", "1", 1);
@@ -48,7 +48,7 @@ ThreadedRun run_with_threads(Config c, int threads) {
   r.parallel_cycles = j["simulator"].value("parallel_cycles", uint64_t(0));
   r.result = j;
   // Host figures differ from run to run; router_activity (in "simulator") also differs
-  // between one thread and several (models/clock.h): never a simulated result.
+  // between one thread and several (models/noc/clock.h): never a simulated result.
   for (const char* k : {"simulator", "wall_seconds", "router_cycles_per_second"}) r.result.erase(k);
   r.result["config"].erase("threads");
   return r;

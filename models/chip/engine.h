@@ -66,7 +66,7 @@ class CollectiveRun {
   std::vector<uint32_t> out_off, out_idx;
   std::vector<uint32_t> in_count;
   // What the engines of different chips update, kept per chip (an engine runs on its
-  // chip's thread, models/clock.h): words applied, and per chip and phase
+  // chip's thread, models/noc/clock.h): words applied, and per chip and phase
   // ([chip * phases + phase]) the first send and last apply cycle.
   std::vector<uint64_t> applied_by_chip;
   std::vector<Cycle> first_send, last_apply;
