@@ -161,7 +161,8 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     size_t n_ = 0;
   };
   // Packets queued together (send_burst; send() and a packet source queue bursts of
-  // one). `next` is the packet its lane holds in its queue; ready[k] - ready0 for k > 0.
+  // one). Its lane's queue holds one entry for it, the next packet to leave; delay[k-1]
+  // is ready(k) - ready0 for k > 0.
   struct Burst {
     ChipId dst = 0;
     uint32_t first = 0, count = 0;  // packet ids first .. first + count - 1
