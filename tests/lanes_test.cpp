@@ -7,6 +7,10 @@
 // 2*K*S cycles after the first flit arrives. With four lanes, West arrivals eject on lane
 // 3 and East arrivals on lane 1, so both streams run at one flit per cycle each: the run
 // takes about K*S cycles plus the zero-load latency.
+#include <map>
+#include <random>
+
+#include "models/noc/ni.h"
 #include "models/routing/dor.h"
 #include "tests/sim_util.h"
 
@@ -108,4 +112,40 @@ TEST(Lanes, AFreeLaneStartsTheReadyPacketOfLowestPriority) {
   // Two ready together with a third arriving while the first is injected: it overtakes
   // the second when its priority is lower (the lane chooses when it is free).
   EXPECT_EQ(eject_order({1, 7, 2}, {5, 5, 6}), nlohmann::json({0, 2, 1}));
+}
+
+// The NI's table of packets in flight against a std::map: random inserts, lookups and
+// erases of ids drawn from a window wider than the table, so ids collide, probe runs
+// wrap past the last slot and erasure must shift entries back (a wrong shift loses an
+// entry that find() then misses).
+TEST(PacketTable, AgreesWithAMapUnderCollisionsAndWrapAround) {
+  struct Rec {
+    uint32_t packet = 0;
+    uint64_t value = 0;
+  };
+  PacketTable<Rec> t;
+  std::map<uint32_t, uint64_t> ref;
+  std::mt19937 rng(7);
+  for (int step = 0; step < 200000; ++step) {
+    // Ids from a few residue classes mod 64 and 128: heavy clustering in a small table.
+    const uint32_t id = (uint32_t)(rng() % 40) * 64 + (uint32_t)(rng() % 3) + (step % 2 ? 125 : 0);
+    Rec* r = t.find(id);
+    ASSERT_EQ(r != nullptr, ref.count(id) == 1) << "step " << step << " id " << id;
+    if (r) {
+      ASSERT_EQ(r->value, ref[id]);
+      if (rng() % 2) {
+        t.erase(r);
+        ref.erase(id);
+      }
+    } else if (ref.size() < 100) {
+      t.insert(id).value = step;
+      ref[id] = step;
+    }
+    ASSERT_EQ(t.size(), ref.size());
+  }
+  for (const auto& [id, v] : ref) {
+    Rec* r = t.find(id);
+    ASSERT_NE(r, nullptr) << id;
+    EXPECT_EQ(r->value, v);
+  }
 }

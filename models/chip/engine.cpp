@@ -27,8 +27,6 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
   const coll::Schedule& sc = *s_;
   const size_t n = sc.xfers.size();
   if (n >= (1ULL << 40)) throw std::runtime_error("collective: too many transfers");
-  send_left.resize(n);
-  apply_left.resize(n);
   tx_left.resize(n);
   rx_left.resize(n);
   send_at.assign(n, 0);

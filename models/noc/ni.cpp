@@ -46,19 +46,13 @@ void NetworkInterface::set_injection(bool on) {
 }
 
 size_t NetworkInterface::queued_packets() const {
-  size_t n = 0;
-  for (const Lane& l : lanes_) {
-    l.queue.for_each([&](const Queued& q) {
-      const Burst& u = bursts_[q.burst];
-      n += u.first + u.count - q.packet;
-    });
-    n += l.active ? 1 : 0;
-  }
+  size_t n = queued_;
+  for (const Lane& l : lanes_) n += l.active ? 1 : 0;
   return n;
 }
 
 void NetworkInterface::create(ChipId dst, uint32_t count, int size, int last_size, uint64_t tag0,
-                              Cycle created, const Cycle* ready, uint64_t prio0) {
+                              Cycle created, const Cycle* ready, Cycle floor, uint64_t prio0) {
   const bool measured = created >= win_from_ && created < win_to_;
   int lane = 0;
   if (lanes_.size() > 1) {
@@ -81,16 +75,18 @@ void NetworkInterface::create(ChipId dst, uint32_t count, int size, int last_siz
   u.last_size = (uint16_t)last_size;
   u.measured = measured;
   u.created = created;
-  u.ready0 = ready[0];
+  u.ready0 = std::max(ready[0], floor);
   u.tag0 = tag0;
   u.prio0 = prio0;
   u.delay.clear();
   for (uint32_t k = 1; k < count; ++k) {
-    if (ready[k] < ready[k - 1] || ready[k] - ready[0] > UINT32_MAX)
+    const Cycle r = std::max(ready[k], floor);
+    if (ready[k] < ready[k - 1] || r - u.ready0 > UINT32_MAX)
       throw std::logic_error("NI: a burst's ready cycles must be nondecreasing and within 2^32 cycles");
-    u.delay.push_back((uint32_t)(ready[k] - ready[0]));
+    u.delay.push_back((uint32_t)(r - u.ready0));
   }
   next_packet_ += count;
+  queued_ += count;
   lanes_[lane].queue.push({u.first, b, u.ready0, u.priority(0)});
   busy_lanes_ |= 1u << lane;
   const uint64_t flits = (uint64_t)size * (count - 1) + (uint64_t)last_size;
@@ -108,18 +104,10 @@ void NetworkInterface::send_burst(ChipId dst, uint32_t count, int size, int last
   if (count == 0) return;
   const Cycle now = clk_.now();
   // As if sent one by one: a packet is never ready before the next cycle.
-  Cycle first = ready[0] <= now ? now + 1 : ready[0];
-  if (count == 1) {
-    create(dst, 1, size, last_size, tag0, now, &first, prio0);
-  } else {
-    scratch_ready_.assign(ready, ready + count);
-    for (Cycle& r : scratch_ready_)
-      if (r <= now) r = now + 1;
-    create(dst, count, size, last_size, tag0, now, scratch_ready_.data(), prio0);
-  }
+  create(dst, count, size, last_size, tag0, now, ready, now + 1, prio0);
   // The later packets' readiness is the lane's own business once the first is queued
   // (inject() returns the cycle its next packet is ready).
-  wake_at(first);
+  wake_at(std::max(ready[0], now + 1));
 }
 
 void NetworkInterface::violation(const std::string& what) {
@@ -157,7 +145,7 @@ void NetworkInterface::evaluate() {
       ChipId dst;
       int size;
       src_->pop(&dst, &size);
-      create(dst, 1, size, size, 0, t, &t, kFifo);
+      create(dst, 1, size, size, 0, t, &t, 0, kFifo);
     }
   }
   Cycle next = inject_on_ && src_ ? src_->next_time() : kNever;
@@ -182,6 +170,7 @@ Cycle NetworkInterface::inject(Lane& l, Cycle now) {
     l.vc_ptr = (uint8_t)((pick + 1) % vcs_);
     l.vc = (uint8_t)pick;
     const Queued q = l.queue.pop();
+    --queued_;
     const Burst& u = bursts_[q.burst];
     const uint32_t k = q.packet - u.first;
     l.cur = q.packet;
@@ -301,6 +290,7 @@ void NetworkInterface::drop_queued() {
   for (Lane& l : lanes_) l.queue.clear();
   bursts_.clear();
   free_bursts_.clear();
+  queued_ = 0;
 }
 
 void NetworkInterface::kill() {
@@ -322,46 +312,6 @@ void NetworkInterface::flush() {
   for (EjectLane& e : ej_store_)
     for (Reassembly& r : e.r) r.open = false;
   in_flight_.clear();
-}
-
-NetworkInterface::Record& NetworkInterface::InFlight::insert(uint32_t packet) {
-  if (2 * (n_ + 1) > slot_.size()) {  // grow, keeping at most half the slots used
-    std::vector<Record> old;
-    std::vector<uint8_t> used;
-    old.swap(slot_);
-    used.swap(used_);
-    const size_t cap = std::max<size_t>(64, 2 * old.size());
-    slot_.resize(cap);
-    used_.assign(cap, 0);
-    mask_ = (uint32_t)(cap - 1);
-    n_ = 0;
-    for (size_t i = 0; i < old.size(); ++i)
-      if (used[i]) insert(old[i].packet) = old[i];
-  }
-  uint32_t i = packet & mask_;
-  while (used_[i]) i = (i + 1) & mask_;
-  used_[i] = 1;
-  ++n_;
-  slot_[i].packet = packet;
-  return slot_[i];
-}
-
-// Backward-shift deletion: the entries after the hole that probed past it move up, so
-// every lookup still meets its entry before an empty slot.
-void NetworkInterface::InFlight::erase(Record* r) {
-  uint32_t i = (uint32_t)(r - slot_.data());
-  used_[i] = 0;
-  --n_;
-  for (uint32_t j = (i + 1) & mask_; used_[j]; j = (j + 1) & mask_) {
-    const uint32_t home = slot_[j].packet & mask_;
-    // Entry j stays if its home slot lies cyclically in (i, j].
-    const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-    if (stays) continue;
-    slot_[i] = slot_[j];
-    used_[i] = 1;
-    used_[j] = 0;
-    i = j;
-  }
 }
 
 }  // namespace fm

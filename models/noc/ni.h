@@ -71,6 +71,72 @@ struct EjectRecord {
   uint16_t seq;
 };
 
+// Records keyed by packet id (R has a uint32_t `packet`): the NI's packets in flight.
+// Open addressing on the id's low bits (ids are handed out in sequence, so they rarely
+// collide), linear probing, backward-shift deletion; at least twice as many slots as
+// entries. A pointer from find() or insert() is valid until the next insert or erase.
+template <class R>
+class PacketTable {
+ public:
+  R& insert(uint32_t packet) {  // packet must not be present
+    if (2 * (n_ + 1) > slot_.size()) grow();
+    uint32_t i = packet & mask_;
+    while (used_[i]) i = (i + 1) & mask_;
+    used_[i] = 1;
+    ++n_;
+    slot_[i].packet = packet;
+    return slot_[i];
+  }
+  R* find(uint32_t packet) {
+    if (slot_.empty()) return nullptr;
+    for (uint32_t i = packet & mask_;; i = (i + 1) & mask_) {
+      if (!used_[i]) return nullptr;
+      if (slot_[i].packet == packet) return &slot_[i];
+    }
+  }
+  // Backward shift: the entries after the hole that probed past it move up, so every
+  // lookup still meets its entry before an empty slot.
+  void erase(R* r) {
+    uint32_t i = (uint32_t)(r - slot_.data());
+    used_[i] = 0;
+    --n_;
+    for (uint32_t j = (i + 1) & mask_; used_[j]; j = (j + 1) & mask_) {
+      const uint32_t home = slot_[j].packet & mask_;
+      // Entry j stays if its home slot lies cyclically in (i, j].
+      const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+      if (stays) continue;
+      slot_[i] = slot_[j];
+      used_[i] = 1;
+      used_[j] = 0;
+      i = j;
+    }
+  }
+  void clear() {
+    std::fill(used_.begin(), used_.end(), 0);
+    n_ = 0;
+  }
+  size_t size() const { return n_; }
+
+ private:
+  void grow() {
+    std::vector<R> old;
+    std::vector<uint8_t> used;
+    old.swap(slot_);
+    used.swap(used_);
+    const size_t cap = std::max<size_t>(64, 2 * old.size());
+    slot_.resize(cap);
+    used_.assign(cap, 0);
+    mask_ = (uint32_t)(cap - 1);
+    n_ = 0;
+    for (size_t i = 0; i < old.size(); ++i)
+      if (used[i]) insert(old[i].packet) = old[i];
+  }
+  std::vector<R> slot_;
+  std::vector<uint8_t> used_;
+  uint32_t mask_ = 0;
+  size_t n_ = 0;
+};
+
 class NetworkInterface : public sc_core::sc_module, public Clocked {
  public:
   NetworkInterface(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
@@ -135,31 +201,6 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     bool measured;
     Cycle created, injected;
   };
-  // The records by packet id: open addressing on the id's low bits (ids are handed out
-  // in sequence, so they rarely collide), linear probing, backward-shift deletion;
-  // twice as many slots as the most packets ever in flight at once.
-  class InFlight {
-   public:
-    Record& insert(uint32_t packet);
-    Record* find(uint32_t packet) {
-      if (slot_.empty()) return nullptr;
-      for (uint32_t i = packet & mask_;; i = (i + 1) & mask_) {
-        if (!used_[i]) return nullptr;
-        if (slot_[i].packet == packet) return &slot_[i];
-      }
-    }
-    void erase(Record* r);
-    void clear() {
-      std::fill(used_.begin(), used_.end(), 0);
-      n_ = 0;
-    }
-
-   private:
-    std::vector<Record> slot_;
-    std::vector<uint8_t> used_;
-    uint32_t mask_ = 0;
-    size_t n_ = 0;
-  };
   // Packets queued together (send_burst; send() and a packet source queue bursts of
   // one). Its lane's queue holds one entry for it, the next packet to leave; delay[k-1]
   // is ready(k) - ready0 for k > 0.
@@ -209,12 +250,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
     // The cycle the next packet becomes ready (after ready(now) = false); kNever: none.
     Cycle next_ready() const { return waiting_.empty() ? kNever : waiting_.front().ready; }
     bool empty() const { return waiting_.empty() && eligible_.empty(); }
-    size_t size() const { return waiting_.size() + eligible_.size(); }
     void clear() { waiting_.clear(), eligible_.clear(); }
-    template <class F> void for_each(F f) const {
-      for (const Queued& q : waiting_) f(q);
-      for (const Queued& q : eligible_) f(q);
-    }
 
    private:
     // Heap comparators ("a after b"): the heaps' fronts are the least.
@@ -257,8 +293,9 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   }
   // One cycle, called by the Clock while the NI is awake.
   void evaluate() override;
+  // Queues a burst; packet k may start from max(ready[k], floor).
   void create(ChipId dst, uint32_t count, int size, int last_size, uint64_t tag0, Cycle created,
-              const Cycle* ready, uint64_t prio0);
+              const Cycle* ready, Cycle floor, uint64_t prio0);
   void drop_queued();  // every lane's queue and every burst
   void eject(EjectLane& l, int lane, Cycle now);
   // Injects at most one flit on lane l; returns the cycle it next has work (kNever: none).
@@ -291,10 +328,10 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   std::vector<EjectLane> ej_store_;
   const Router* router_ = nullptr;
   const std::vector<NetworkInterface*>* peers_ = nullptr;
-  InFlight in_flight_;                 // packets started, not yet delivered
+  PacketTable<Record> in_flight_;      // packets started, not yet delivered
   std::vector<Burst> bursts_;          // queued bursts; free slots in free_bursts_
   std::vector<uint32_t> free_bursts_;
-  std::vector<Cycle> scratch_ready_;   // send_burst's clamped ready cycles
+  size_t queued_ = 0;                  // packets in the lanes' queues and bursts, not started
   uint32_t next_packet_ = 0;
   uint64_t violations_ = 0;
   std::string first_violation_;
