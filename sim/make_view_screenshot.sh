@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes docs/img/view_demo.png (the README's and docs/view.md's picture): the demo's
 # faulted allreduce (sim/run_demo.sh: 16x32 mesh, board (3,7) failing at 40 %) writes
-# its page, and headless Chromium, as in the browser test (tests/view_test.cpp), takes
+# its page, and headless Chromium, as in the browser test (tests/sim/view_test.cpp), takes
 # a screenshot of it at a cycle after the restart. Needs a built faultmesh and chromium
 # (sim/setup.sh installs both). Usage: sim/make_view_screenshot.sh [CYCLE] [OUT.png]
 set -euo pipefail

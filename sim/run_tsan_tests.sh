@@ -2,7 +2,7 @@
 # The clock kernel's tests under ThreadSanitizer (docs/performance.md, "ThreadSanitizer"):
 # installs what is missing, configures build-tsan/ with -DFAULTMESH_TSAN=ON (g++, every
 # source of ours instrumented; the SystemC library and libstdc++ as Debian ships them),
-# builds only faultmesh_kernel_tests (tests/clock_test.cpp, tests/kernel_threads_test.cpp)
+# builds only faultmesh_kernel_tests (tests/noc/clock_test.cpp, tests/noc/kernel_threads_test.cpp)
 # and runs it: 8x8 meshes and tori, with and without faults, at 1, 2 and 3 threads, every
 # cycle on the workers. Any ThreadSanitizer report fails the script, as does a failed test.
 # Extra arguments go to the test binary (e.g. --gtest_filter='*torus*' or

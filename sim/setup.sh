@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # gnuplot-nox draws `faultmesh plot` figures; munge + slurmctld + slurmd + slurm-client
-# (slurm-wlm 22.05) run the real-Slurm test (tests/slurm/). Installing them starts no
+# (slurm-wlm 22.05) run the real-Slurm test (tests/sim/slurm/). Installing them starts no
 # Slurm daemon (their systemd units and init scripts need /etc/slurm/slurm.conf, which
 # no package writes); the system munge service may start, which the test does not use
 # (it runs its own munged with its own key and socket, and its own ports).

@@ -1,5 +1,5 @@
 // The port packing of the verilated RTL router (rtl/fm_router.sv) and the per-cycle
-// records of what enters and leaves a router, shared by the RTL tests (tests/rtl_bench.h)
+// records of what enters and leaves a router, shared by the RTL tests (tests/rtl/rtl_bench.h)
 // and the lockstep co-simulation (tb/cosim.cpp), so both drive and read the RTL the same
 // way: the flit/credit packing, the per-cycle records, and the signals that connect a
 // verilated fm_router (any configuration) to them. Header only, no Verilator dependency.

@@ -150,7 +150,7 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   void set_source(PacketSource* s);
   void set_endpoint(PacketEndpoint* e) { ep_ = e; }
   // Appends every flit this NI ejects to `log` (nullptr, the default: no log). For runs
-  // compared flit by flit (the mesh-level RTL check, tests/rtl_mesh_test.cpp).
+  // compared flit by flit (the mesh-level RTL check, tests/rtl/rtl_mesh_test.cpp).
   void set_eject_log(std::vector<EjectRecord>* log) { eject_log_ = log; }
   // Packet creation on/off (off during drain); the source queues keep draining.
   void set_injection(bool on);

@@ -20,7 +20,7 @@
 #include "tb/cosim.h"
 #include "tb/tracer.h"
 #include "tests/sim_util.h"
-#include "tests/vcd_util.h"
+#include "tests/tb/vcd_util.h"
 
 using namespace fm;
 using namespace fm::test;

@@ -20,7 +20,7 @@
 #include <tuple>
 
 #include "Vfm_router.h"
-#include "tests/rtl_bench.h"
+#include "tests/rtl/rtl_bench.h"
 #include "tests/sim_util.h"
 
 using namespace fm;

@@ -7,7 +7,7 @@
 // the commit step and the barriers carry every send.
 //
 // These networks have routers and NIs only, evaluated by the clock: no SC_THREAD runs.
-// That is what lets sim/run_tsan_tests.sh run this file (with tests/clock_test.cpp)
+// That is what lets sim/run_tsan_tests.sh run this file (with tests/noc/clock_test.cpp)
 // under ThreadSanitizer, which SystemC does not tell about its coroutine stack switches
 // (docs/performance.md, "ThreadSanitizer").
 //

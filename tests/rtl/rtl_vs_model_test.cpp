@@ -20,7 +20,7 @@
 #include "models/noc/clock.h"
 #include "models/noc/link.h"
 #include "models/noc/router.h"
-#include "tests/rtl_bench.h"
+#include "tests/rtl/rtl_bench.h"
 #include "tests/sim_util.h"
 
 using namespace fm;

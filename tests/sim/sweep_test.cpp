@@ -3,7 +3,7 @@
 // runs, a local sweep's rows match standalone runs of the same points, reruns skip
 // complete points and redo half-written ones, a failed point does not stop the rest,
 // a signal stops the running points and a resumed sweep equals an uninterrupted one,
-// and plot draws the figures. The real-Slurm comparison is tests/slurm/ (label slurm).
+// and plot draws the figures. The real-Slurm comparison is tests/sim/slurm/ (label slurm).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -368,7 +368,7 @@ TEST(Sweep, SlurmBackendSubmitsOneArrayWithPassThroughOptions) {
   // A stand-in sbatch that records its arguments and runs the array's tasks itself
   // (the job script with SLURM_ARRAY_TASK_ID set, as Slurm would), and an squeue that
   // reports an empty queue: the submission, --wait and collection paths without a
-  // cluster. The real cluster is tests/slurm/.
+  // cluster. The real cluster is tests/sim/slurm/.
   const std::string bin = tmpdir() + "/fakeslurm", log = tmpdir() + "/sbatch_args.txt";
   mkdir(bin.c_str(), 0755);
   std::ofstream(bin + "/sbatch") << "#!/bin/bash\n"

@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -88,23 +89,17 @@ bool dir_empty(const std::string& d) {
   return empty;
 }
 
-// Whether tests/ defines the GoogleTest test "Suite.Name" (TEST or TEST_P).
+// Whether tests/ (any folder under it) defines the GoogleTest test "Suite.Name" (TEST or
+// TEST_P).
 bool test_exists(const std::string& name) {
   const size_t dot = name.find('.');
   if (dot == std::string::npos) return false;
   const std::regex def("TEST(_P|_F)?\\(\\s*" + name.substr(0, dot) + ",\\s*" + name.substr(dot + 1) + "\\)");
-  const std::string dir = std::string(FAULTMESH_SOURCE_DIR) + "/tests";
-  DIR* dp = opendir(dir.c_str());
-  bool found = false;
-  while (dp && !found)
-    if (dirent* e = readdir(dp)) {
-      const std::string f = e->d_name;
-      if (f.size() > 4 && f.substr(f.size() - 4) == ".cpp") found = std::regex_search(slurp(dir + "/" + f), def);
-    } else {
-      break;
-    }
-  if (dp) closedir(dp);
-  return found;
+  const std::filesystem::path dir = std::filesystem::path(FAULTMESH_SOURCE_DIR) / "tests";
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".cpp" && std::regex_search(slurp(e.path().string()), def))
+      return true;
+  return false;
 }
 
 // Failure messages show the row, not its bytes.
@@ -135,7 +130,7 @@ TEST_P(ErrorsTable, RowHolds) {
   const std::string tmp = tmpdir() + "/row" + std::to_string(n++);
   ASSERT_EQ(system(("mkdir -p " + tmp).c_str()), 0);
   std::string args = cmd.substr(10);
-  args = replace_all(args, "$FIX", std::string(FAULTMESH_SOURCE_DIR) + "/tests/errors");
+  args = replace_all(args, "$FIX", std::string(FAULTMESH_SOURCE_DIR) + "/tests/sim/errors");
   args = replace_all(args, "$TMP", tmp);
   const Outcome o = run(args);
   EXPECT_EQ(std::to_string(o.code), r.exit) << where << "\n" << o.err << o.out;
@@ -279,7 +274,7 @@ TEST(Errors, AResultThatIsAnInputIsRefused) {
       {"c.ini", "mesh = 4x4\ncycles = 200\n"},
       {"f.txt", "chip 1,1\n"},
       {"s.txt", "100:chip:1,1\n"},
-      {"sw/results.csv", slurp(std::string(FAULTMESH_SOURCE_DIR) + "/tests/errors/sweep_ok.ini")}};
+      {"sw/results.csv", slurp(std::string(FAULTMESH_SOURCE_DIR) + "/tests/sim/errors/sweep_ok.ini")}};
   for (const auto& [name, text] : inputs) std::ofstream(d + "/" + name) << text;
   struct Case {
     std::string args, must_say;
