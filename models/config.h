@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "models/collective/kinds.h"
+#include "models/kinds.h"
 #include "models/noc/types.h"
 
 namespace fm {
@@ -48,7 +48,7 @@ struct TimedFault {
   bool by_phase() const { return !phase.empty(); }
 };
 
-// What has failed (models/fault/fault_set.h turns this into per-chip, per-link state).
+// What has failed (models/noc/fault_set.h turns this into per-chip, per-link state).
 struct FaultConfig {
   std::vector<Coord> chips;    // --fail-chip x,y
   std::vector<Coord> boards;   // --fail-board bx,by (board coordinates)

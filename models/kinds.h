@@ -1,6 +1,10 @@
-// The names of the allreduce algorithms and 2-D phase orders (algorithms.h builds them;
-// config.h carries the user's choice).
+// The configuration's allreduce vocabulary: the algorithms, 2-D phase orders and line
+// schemes, with their names and parsers. config.h carries the user's choice and
+// models/collective/ builds the schedules; both include this, so neither folder needs
+// the other for it.
 #pragma once
+
+#include <string>
 
 namespace fm::coll {
 
@@ -13,5 +17,14 @@ enum class Order { XY, YX, Both };
 // link direction carries the range once), Auto (the lower link load per line: ring
 // where it closes, chain where it cannot).
 enum class Line { Ring, Chain, Auto };
+
+const char* to_string(Algo a);
+const char* to_string(Order o);
+const char* to_string(Line l);
+// Each parser: true and *out set when s is one of the names to_string gives.
+bool parse_algo(const std::string& s, Algo* out);
+bool parse_order(const std::string& s, Order* out);
+bool parse_line(const std::string& s, Line* out);
+extern const char* const kAlgoNames;  // "ring|biring|altring|2d|ft2d|shrink|snake"
 
 }  // namespace fm::coll

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "models/collective/algorithms.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/report.h"

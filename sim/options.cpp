@@ -1,6 +1,6 @@
 #include "sim/options.h"
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "tb/memory.h"
 
 #include <sys/stat.h>

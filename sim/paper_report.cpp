@@ -33,7 +33,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "sim/availability.h"
 #include "sim/cli.h"
 #include "sim/plot.h"

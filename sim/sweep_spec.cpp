@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "models/collective/algorithms.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/routing/routes.h"
 #include "sim/cli.h"
 #include "sim/options.h"

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <memory>
 #include <sstream>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/chip/chip.h"
+#include "models/chip/host.h"
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_controller.h"
 #include "models/noc/network.h"
@@ -23,211 +23,6 @@ namespace {
 using Clk = std::chrono::steady_clock;
 double since(Clk::time_point t) { return std::chrono::duration<double>(Clk::now() - t).count(); }
 
-
-// The descriptor every chip gets: the whole live set, the buffer at HBM address 0.
-Descriptor descriptor_of(const Config& c, const FaultSet& f) {
-  Descriptor d;
-  d.op = 1;
-  d.dtype = c.coll.dtype == DType::Bf16 ? 1 : 0;
-  d.algo = (uint32_t)c.coll.algo;
-  d.order = (uint32_t)c.coll.order;
-  d.buf = 0;
-  d.size = c.coll.bytes;
-  d.chunk = (uint32_t)c.coll.chunk_bytes;
-  d.slices = c.coll.slices;
-  d.line = (uint32_t)c.coll.line;
-  d.participants.assign(((size_t)c.net.chips() + 31) / 32, 0);
-  for (int i = 0; i < c.net.chips(); ++i)
-    if (!f.chip_dead(i)) d.participants[i / 32] |= 1u << (i % 32);
-  return d;
-}
-
-// The host (the runtime): after the compute phase it writes the descriptor into every
-// live chip's registers through TLM-2.0 and starts them; it then watches for completion.
-// As the fault controller's RecoveryHost it aborts the collective on every live chip and
-// restarts it on the live set after a reconfiguration (docs/faults.md).
-class Host : public sc_core::sc_module, public RecoveryHost {
- public:
-  sc_core::sc_vector<tlm_utils::simple_initiator_socket<Host>> sock;
-
-  // chips: by chip id, nullptr for chips dead before the run.
-  Host(sc_core::sc_module_name name, const Config& cfg, std::vector<Chip*> chips,
-       CollectiveLibrary& lib, Network& net, sc_core::sc_time compute)
-      : sc_module(name), sock("sock", std::count_if(chips.begin(), chips.end(), [](Chip* c) { return c; })),
-        cfg_(cfg), chips_(std::move(chips)), lib_(lib), net_(net), compute_(compute),
-        faults_(std::make_shared<FaultSet>(cfg.net)), sock_of_(chips_.size(), -1) {
-    int k = 0;
-    for (size_t i = 0; i < chips_.size(); ++i)
-      if (chips_[i]) {
-        sock_of_[i] = k;
-        sock[k++].bind(chips_[i]->ctrl);
-      }
-    SC_THREAD(run);
-  }
-  SC_HAS_PROCESS(Host);
-  bool finished() const { return finished_; }
-  const std::string& error() const { return error_; }
-  sc_core::sc_time started_at() const { return started_; }
-  sc_core::sc_time gave_up_at() const { return gave_up_at_; }
-  std::shared_ptr<CollectiveRun> current() const { return run_; }
-  const FaultSet& faults() const { return *faults_; }
-
-  // RecoveryHost.
-  bool collective_running() const override { return run_ && !finished_ && !aborted_; }
-  double progress() const override {
-    return run_ && run_->total_words ? (double)run_->applied_words() / run_->total_words : 0.0;
-  }
-  Cycle phase_started(const std::string& key) const override {
-    Cycle first = kNever;
-    if (!run_) return first;
-    const std::vector<std::string>& names = run_->schedule().phase_names;
-    for (size_t p = 0; p < names.size(); ++p)
-      if (phase_matches(key, names[p])) first = std::min(first, run_->phase_start(p));
-    return first;
-  }
-  bool touched_by(const FaultSet& f) const override {
-    const coll::Schedule& s = run_->schedule();
-    for (size_t c = 0; c < s.participant.size(); ++c)
-      if (s.participant[c] && f.chip_dead((ChipId)c)) return true;
-    // A transfer routed over a dead link (walk the tables the routers hold now).
-    std::vector<std::pair<ChipId, ChipId>> pairs;
-    for (const coll::Xfer& x : s.xfers) pairs.push_back({x.src, x.dst});
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    const Topology2D& t = f.topology();
-    for (const auto& [a, b] : pairs) {
-      ChipId c = a;
-      for (int hop = 0; c != b && hop <= t.chips(); ++hop) {
-        const uint8_t p = net_.router(c).route_port(b);
-        if (p >= kNumNetPorts || f.link_dead(c, (Port)p)) return true;
-        c = (ChipId)t.neighbour(c, (Port)p);
-      }
-    }
-    return false;
-  }
-  void abort_all() override {
-    aborted_ = true;
-    if (run_) run_->aborted = true;
-    for (size_t c = 0; c < chips_.size(); ++c)
-      if (chips_[c] && !faults_->chip_dead((ChipId)c) && !chips_[c]->engine().completed()) write(c, regs::kCtrl, 2);
-  }
-  void restart(std::shared_ptr<const FaultSet> f) override {
-    faults_ = std::move(f);
-    lib_.set_faults(faults_);
-    if (!prepare(true, "the restart algorithm")) return;
-    // The aborted run changed the buffers in place: every participant starts again from
-    // its gradient (the chips charge the copy from the input buffer; see docs/faults.md).
-    restore_words();
-    aborted_ = false;
-    launch();
-  }
-  bool collective_started() const override { return launched_; }
-  void hold_start(bool on) override { held_ = on; }
-  void set_faults(std::shared_ptr<const FaultSet> f) override {
-    faults_ = std::move(f);
-    lib_.set_faults(faults_);
-    rerouted_ = true;
-  }
-  void give_up(const std::string& why) override {
-    gave_up_at_ = sc_core::sc_time_stamp();
-    error_ = why;
-    finished_ = true;
-  }
-  // Verify mode: each participant's buffer holds its own gradient words again.
-  void restore_words() {
-    if (cfg_.coll.verify != Verify::On) return;
-    const coll::Schedule& s = run_->schedule();
-    for (size_t c = 0; c < chips_.size(); ++c) {
-      if (!chips_[c] || !s.participant[c]) continue;
-      std::vector<uint64_t>& w = chips_[c]->hbm().words();
-      w.assign(s.words, 0);
-      for (uint32_t i = 0; i < s.words; ++i) w[i] = coll::initial_word((ChipId)c, i);
-    }
-  }
-
- private:
-  bool write(size_t c, uint64_t addr, uint32_t v) {
-    tlm::tlm_generic_payload tx;
-    tx.set_command(tlm::TLM_WRITE_COMMAND);
-    tx.set_address(addr);
-    tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-    tx.set_data_length(4);
-    tx.set_streaming_width(4);
-    tx.set_byte_enable_ptr(nullptr);
-    tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    sock[sock_of_[c]]->b_transport(tx, delay);
-    return tx.is_response_ok();
-  }
-  // The descriptor for the live set (with --restart-algo when `restart_algo`) and its
-  // compiled collective; false, after give_up, when the algorithm refuses the live set.
-  bool prepare(bool restart_algo, const char* algorithm) {
-    Config c = cfg_;
-    if (restart_algo) c.coll.algo = cfg_.recovery.restart_algo;
-    d_ = descriptor_of(c, *faults_);
-    try {
-      run_ = lib_.get(d_);
-    } catch (const ConfigError& e) {
-      give_up(std::string(algorithm) + " refuses the live set: " + e.what());
-      return false;
-    }
-    return true;
-  }
-  // Writes the descriptor into every live chip and starts it.
-  void launch() {
-    for (size_t c = 0; c < chips_.size(); ++c) {
-      if (!chips_[c] || faults_->chip_dead((ChipId)c)) continue;
-      bool ok = write(c, regs::kOp, d_.op) && write(c, regs::kDtype, d_.dtype) &&
-                write(c, regs::kAlgo, d_.algo) && write(c, regs::kOrder, d_.order) &&
-                write(c, regs::kBufLo, (uint32_t)d_.buf) && write(c, regs::kBufHi, (uint32_t)(d_.buf >> 32)) &&
-                write(c, regs::kSizeLo, (uint32_t)d_.size) && write(c, regs::kSizeHi, (uint32_t)(d_.size >> 32)) &&
-                write(c, regs::kChunk, d_.chunk) && write(c, regs::kSlices, d_.slices) &&
-                write(c, regs::kLine, d_.line);
-      for (size_t w = 0; ok && w < d_.participants.size(); ++w)
-        ok = write(c, regs::kPartBase + 4 * w, d_.participants[w]);
-      if (!ok || !write(c, regs::kCtrl, 1)) {
-        give_up("chip " + std::to_string(c) + " refused the collective: " +
-                regs::error_name(chips_[c]->error()) + ": " + chips_[c]->error_text());
-        return;
-      }
-    }
-  }
-  bool all_done() const {
-    for (size_t c = 0; c < chips_.size(); ++c)
-      if (chips_[c] && !faults_->chip_dead((ChipId)c) && chips_[c]->status() != regs::kDone) return false;
-    return true;
-  }
-  void run() {
-    if (compute_ > sc_core::SC_ZERO_TIME) wait(compute_);
-    const sc_core::sc_time poll = net_.clock().period() * 16.0;
-    // A failure detected during the compute phase: the start waits for the new tables
-    // and then uses the live set (FaultController::recover).
-    while (held_ && !finished_) wait(net_.clock().period());
-    if (finished_) return;  // the failure partitioned the machine
-    started_ = sc_core::sc_time_stamp();
-    launched_ = true;
-    // On a machine that lost chips before the start, the collective is the one a restart
-    // would run (--restart-algo): the configured one may need every chip (2d).
-    if (!prepare(rerouted_, "the algorithm")) return;
-    launch();
-    while (!finished_) {
-      if (!aborted_ && all_done()) finished_ = true;
-      else wait(poll);
-    }
-  }
-
-  const Config& cfg_;
-  std::vector<Chip*> chips_;
-  CollectiveLibrary& lib_;
-  Network& net_;
-  sc_core::sc_time compute_, started_, gave_up_at_;
-  std::shared_ptr<const FaultSet> faults_;
-  std::shared_ptr<CollectiveRun> run_;
-  Descriptor d_;
-  std::vector<int> sock_of_;  // chip id -> socket index (-1: dead before the run)
-  bool finished_ = false, aborted_ = false, launched_ = false, held_ = false, rerouted_ = false;
-  std::string error_;
-};
 
 // What the run's HTML page needs beyond the statistics (tb/view_data.h): the link
 // windows, the dead chips, boards and links dated, the drops per link and per chip, and
@@ -287,14 +82,36 @@ Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle comp
   return total >= 1e18 ? (Cycle)1e18 : (Cycle)total;
 }
 
-AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
-  AllreduceResult r;
-  Config cfg = cfg_in;
+namespace {
+
+// One allreduce machine as built for a run: the network, the chips, the host, the fault
+// controller and the tracer (SystemC modules, elaborated in this order and destroyed in
+// the reverse), with what the run and its measurement need from the setup.
+struct Machine {
+  Config cfg;  // the run's (verify resolved); the modules keep references into it
+  std::shared_ptr<const FaultSet> faults;  // before the run
+  RouteSet routes;
+  std::unique_ptr<CollectiveLibrary> lib;
+  std::shared_ptr<CollectiveRun> first;  // the collective as it starts
+  uint64_t first_flits = 0;              // its flits, headers included
+  Cycle compute_cycles = 0;
+  std::unique_ptr<Network> net;
+  std::vector<std::unique_ptr<Chip>> chips;  // by chip id; null for chips dead before the run
+  std::unique_ptr<Host> host;
+  std::unique_ptr<FaultController> ctl;  // only with failures during the run
+  std::unique_ptr<Tracer> tracer;
+};
+
+// Build: checks the request (failures, phases, memory, routes, the algorithm's refusal)
+// before anything is simulated, then elaborates the machine and loads the chips' data.
+std::unique_ptr<Machine> build_machine(const Config& cfg_in, const RunOptions& opt, AllreduceResult& r) {
+  auto m = std::make_unique<Machine>();
+  Config& cfg = m->cfg;
+  cfg = cfg_in;
   cfg.coll.verify = verifies(cfg_in) ? Verify::On : Verify::Off;
   r.config = cfg_in;
-  const auto t0 = Clk::now();
-  auto fs = std::make_shared<const FaultSet>(cfg.net);
-  const FaultSet& faults = *fs;
+  m->faults = std::make_shared<const FaultSet>(cfg.net);
+  const FaultSet& faults = *m->faults;
   // Failures during the run are checked against the topology before anything runs.
   const std::vector<TimedFault>& timed = cfg.net.faults.timed;
   if (!timed.empty()) {
@@ -307,17 +124,15 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   // Memory: the network, the schedule (counted, not built) and the verified data, before
   // the routes, the schedule, the network or the chips' data are built (tb/memory.h).
   check_memory(estimate_allreduce_memory(cfg, faults, cfg.coll.verify == Verify::On), cfg.run.mem_limit);
-  RouteSet rs = opt.tables ? RouteSet{*opt.tables, "given"} : build_routes(cfg.net, faults);
-  if (opt.check_routes) {
-    r.route_check = check_routes(faults, rs.tables, cfg.net.vcs);
-    if (!r.route_check.ok())
-      throw std::runtime_error("route set '" + rs.scheme + "' failed the checker: " + r.route_check.problem);
-  }
+  RouteSet& rs = m->routes;
+  rs = checked_routes(cfg, faults, opt, &r.route_check);
   // The collective is compiled before anything is simulated, so a refusal (e.g. 2d on a
   // machine with holes) is reported as bad input with the algorithm's own message.
-  CollectiveLibrary lib(cfg, fs);
-  const std::shared_ptr<CollectiveRun> first = lib.get(descriptor_of(cfg, faults));
-  const uint64_t first_flits = [&] {
+  m->lib = std::make_unique<CollectiveLibrary>(cfg, m->faults);
+  CollectiveLibrary& lib = *m->lib;
+  m->first = lib.get(descriptor_of(cfg, faults));
+  const std::shared_ptr<CollectiveRun>& first = m->first;
+  m->first_flits = [&] {
     uint64_t t = 0;
     for (uint32_t x = 0; x < first->schedule().xfers.size(); ++x)
       t += first->schedule().xfers[x].len + first->packets_of(x);
@@ -338,24 +153,17 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
       throw ConfigError("--fail-at " + to_string(f) + ": the " + coll::to_string(cfg.coll.algo) +
                         " allreduce has no phase '" + f.phase + "'; its phases: " + have);
   }
-  if (opt.router_factory && opt.wave && opt.wave->enabled())
-    throw ConfigError("waveforms need the SystemC model routers");
   if (opt.router_factory && !timed.empty())
     throw ConfigError("--fail-at needs the SystemC model routers (the RTL routers have no fault hooks)");
-  auto net = std::make_unique<Network>("net", cfg.net, opt.router_factory);
-  const std::string terr = net->load_tables(rs.tables);
-  if (!terr.empty()) throw std::runtime_error(terr);
-  net->apply_faults(faults);
-  if (opt.eject_log)
-    for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
-  // The eject log is one list in ejection order, written by every NI: one thread then.
-  net->clock().set_threads(opt.eject_log ? 1 : Clock::threads_for(cfg.run.threads));
+  m->net = build_network(cfg, faults, rs, opt);
+  std::unique_ptr<Network>& net = m->net;
   r.routes_info = rs;
   r.routes_info.tables.clear();
   const int n = net->chips();
   const sc_core::sc_time period = net->clock().period();
   const bool verify = cfg.coll.verify == Verify::On;
-  std::vector<std::unique_ptr<Chip>> chips(n);
+  std::vector<std::unique_ptr<Chip>>& chips = m->chips;
+  chips.resize(n);
   std::vector<Chip*> by_id(n, nullptr);
   for (int c = 0; c < n; ++c) {
     if (faults.chip_dead(c)) continue;
@@ -369,14 +177,29 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
       for (uint32_t i = 0; i < first->schedule().words; ++i) w[i] = coll::initial_word(c, i);
     }
   }
-  const Cycle compute_cycles = (Cycle)std::llround(cfg.chip.compute_us * 1000.0 / cfg.net.cycle_ns());
-  Host host("host", cfg, by_id, lib, *net, period * (double)compute_cycles);
-  std::unique_ptr<FaultController> ctl =
-      timed.empty() ? nullptr : std::make_unique<FaultController>("faults", cfg, *net, host);
-  std::unique_ptr<Tracer> tracer = opt.wave ? Tracer::attach(*net, *opt.wave) : nullptr;
-  if (tracer && !faults.empty()) tracer->fault_event(0, "faults applied before the run: " + faults.describe());
-  r.setup_seconds = since(t0);
+  const Cycle compute_cycles = m->compute_cycles = (Cycle)std::llround(cfg.chip.compute_us * 1000.0 / cfg.net.cycle_ns());
+  m->host = std::make_unique<Host>("host", cfg, by_id, lib, *net, period * (double)compute_cycles);
+  if (!timed.empty()) m->ctl = std::make_unique<FaultController>("faults", cfg, *net, *m->host);
+  if (opt.wave) m->tracer = Tracer::attach(*net, *opt.wave);
+  if (m->tracer && !faults.empty())
+    m->tracer->fault_event(0, "faults applied before the run: " + faults.describe());
+  return m;
+}
 
+// Run: steps the clock until the host is finished, a guard stops it or max-cycles is
+// reached, sampling the link utilization every window; false when stopped early. *done:
+// the cycles simulated.
+bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, AllreduceResult& r, Cycle* done) {
+  const Config& cfg = m.cfg;
+  Host& host = *m.host;
+  FaultController* ctl = m.ctl.get();
+  Tracer* tracer = m.tracer.get();
+  const std::vector<std::unique_ptr<Chip>>& chips = m.chips;
+  std::unique_ptr<Network>& net = m.net;
+  const int n = net->chips();
+  const Cycle compute_cycles = m.compute_cycles;
+  const std::shared_ptr<CollectiveRun>& first = m.first;
+  const uint64_t first_flits = m.first_flits;
   auto progress = [&host](const NetCounters&, Cycle done, double el) {
     const double frac = host.progress();
     std::fprintf(stderr, "\rcycle %llu  %5.1f%% of the data reduced  ETA %.0fs   ",
@@ -387,7 +210,6 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
       if (ch && ch->engine().violations()) return ch->engine().first_violation();
     return "";
   };
-  const auto t1 = Clk::now();
   Driver drv(*net, cfg.run.watchdog, opt.progress ? std::function<void(const NetCounters&, Cycle, double)>(progress) : nullptr,
              &r.stop_reason, &r.message, [&] { return !host.finished() || (ctl && !ctl->settled()); },
              engine_violation);
@@ -405,7 +227,6 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   // Link utilization over time: every `window` cycles, the mean over the live links.
   const Cycle window = cfg.run.util_window;
   uint64_t sent_before = 0;
-  LinkWindows link_windows(*net);  // the same windows, per link direction
   size_t fault_marks = 0;
   bool ok = true;
   const Cycle max_cycles = cfg.run.max_cycles
@@ -448,13 +269,32 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
       link_windows.sample(*net, drv.done());
     }
   }
-  r.wall_seconds = since(t1);
+  *done = drv.done();
+  return ok;
+}
+
+// Measure: counters, conservation, timing from the first START to the last completion,
+// bounds on the final topology, phases, link utilization, and the sums (verify).
+void measure(Machine& m, const LinkWindows& link_windows, bool ok, Cycle done, AllreduceResult& r) {
+  const Config& cfg = m.cfg;
+  Host& host = *m.host;
+  FaultController* ctl = m.ctl.get();
+  Tracer* tracer = m.tracer.get();
+  const std::vector<std::unique_ptr<Chip>>& chips = m.chips;
+  std::unique_ptr<Network>& net = m.net;
+  const int n = net->chips();
+  const std::vector<TimedFault>& timed = cfg.net.faults.timed;
+  const sc_core::sc_time period = net->clock().period();
+  const bool verify = cfg.coll.verify == Verify::On;
+  const CollectiveRun& first = *m.first;
+  const uint64_t first_flits = m.first_flits;
+  const RouteSet& rs = m.routes;
   if (tracer) r.wave_note = tracer->finish();
   r.totals = net->counters();
   r.peak_rss_kb = peak_rss_kb();
   r.threads = net->clock().threads();
   r.parallel_cycles = net->clock().parallel_cycles();
-  r.router_cycles_per_second = r.wall_seconds > 0 ? (double)drv.done() * n / r.wall_seconds : 0;
+  r.router_cycles_per_second = r.wall_seconds > 0 ? (double)done * n / r.wall_seconds : 0;
   if (ctl) {
     r.timeline = ctl->timeline();
     r.drops = ctl->drops();
@@ -484,18 +324,18 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     r.transfers = run->schedule().xfers.size();
   }
   r.start_cycle = host.collective_started() ? (Cycle)std::llround(host.started_at() / period) : 0;
-  r.view = view_json(cfg, *net, link_windows, ctl.get(), *first, host, r.start_cycle, r.timeline);
+  r.view = view_json(cfg, *net, link_windows, ctl, first, host, r.start_cycle, r.timeline);
   if (!ok || !host.error().empty()) {
     if (ok) {
       r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().what == "partitioned"
                           ? "partitioned" : "refused";
       r.message = host.error();
     }
-    r.end_cycle = ok ? (Cycle)std::llround(host.gave_up_at() / period) : drv.done();
+    r.end_cycle = ok ? (Cycle)std::llround(host.gave_up_at() / period) : done;
     r.cycles = host.collective_started() ? r.end_cycle - r.start_cycle : 0;
     r.time_us = r.cycles * cfg.net.cycle_ns() / 1000.0;
     if (ctl) r.timeline.push_back({r.end_cycle, "stopped: " + r.stop_reason});
-    return r;
+    return;
   }
   const coll::Schedule& sched = run->schedule();
   // Timing: from the first START writes to the last chip's completion of the final run.
@@ -567,7 +407,7 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
     r.message = "flits injected " + std::to_string(r.totals.flits_injected) + " != ejected " +
                 std::to_string(r.totals.flits_ejected) + " + dropped " + std::to_string(r.drops.total()) +
                 (timed.empty() ? " (expected " + std::to_string(first_flits) + " flits)" : "");
-    return r;
+    return;
   }
   if (verify) {
     std::vector<uint64_t> sum(sched.words, 0);
@@ -581,20 +421,35 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
       for (uint32_t i = 0; i < sched.words; ++i) {
         const uint64_t got = i < w.size() ? w[i] : 0;
         if (got != sum[i]) {
-          std::ostringstream m;
-          m << "wrong sum on chip (" << fin.topology().x(c) << "," << fin.topology().y(c)
+          std::ostringstream msg;
+          msg << "wrong sum on chip (" << fin.topology().x(c) << "," << fin.topology().y(c)
             << ") at word " << i << ": expected " << sum[i] << ", holds " << got;
           r.verified = false;
           r.stop_reason = "wrong-sum";
-          r.message = m.str();
+          r.message = msg.str();
           break;
         }
       }
     }
-    if (!*r.verified) return r;
+    if (!*r.verified) return;
   }
   r.ok = true;
   r.stop_reason = "done";
+}
+
+}  // namespace
+
+AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
+  AllreduceResult r;
+  const auto t0 = Clk::now();
+  std::unique_ptr<Machine> m = build_machine(cfg_in, opt, r);
+  r.setup_seconds = since(t0);
+  LinkWindows link_windows(*m->net);  // the utilization windows, per link direction
+  const auto t1 = Clk::now();
+  Cycle done = 0;
+  const bool ok = simulate(*m, opt, link_windows, r, &done);
+  r.wall_seconds = since(t1);
+  measure(*m, link_windows, ok, done, r);
   return r;
 }
 

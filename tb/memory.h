@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 
 namespace fm {
 

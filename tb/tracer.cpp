@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 
 namespace fm {
 

@@ -2,7 +2,7 @@
 // source per node. docs/traffic.md defines each pattern.
 #pragma once
 #include "models/config.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/noc/ni.h"
 #include "models/noc/topology.h"
 #include "tb/rng.h"

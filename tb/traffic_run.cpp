@@ -82,60 +82,88 @@ Snapshot snapshot(Network& net, Cycle now) {
 
 }  // namespace
 
-TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
-  TrafficResult r;
-  r.config = cfg;
-  const auto t0 = Clk::now();
-  // Faults, routes and their proof come before anything is simulated.
-  const FaultSet faults(cfg.net);
-  RouteSet rs;
-  if (opt.tables) {
-    rs.tables = *opt.tables;
-    rs.scheme = "given";
-  } else {
-    rs = build_routes(cfg.net, faults);
-  }
+RouteSet checked_routes(const Config& cfg, const FaultSet& faults, const RunOptions& opt, RouteCheck* check) {
+  RouteSet rs = opt.tables ? RouteSet{*opt.tables, "given"} : build_routes(cfg.net, faults);
   if (opt.check_routes) {
-    r.route_check = check_routes(faults, rs.tables, cfg.net.vcs);
-    if (!r.route_check.ok())
-      throw std::runtime_error("route set '" + rs.scheme + "' failed the checker: " + r.route_check.problem);
+    *check = check_routes(faults, rs.tables, cfg.net.vcs);
+    if (!check->ok())
+      throw std::runtime_error("route set '" + rs.scheme + "' failed the checker: " + check->problem);
   }
+  return rs;
+}
+
+std::unique_ptr<Network> build_network(const Config& cfg, const FaultSet& faults, const RouteSet& routes,
+                                       const RunOptions& opt) {
   if (opt.router_factory && opt.wave && opt.wave->enabled())
     throw ConfigError("waveforms need the SystemC model routers");
   auto net = std::make_unique<Network>("net", cfg.net, opt.router_factory);
-  const std::string terr = net->load_tables(rs.tables);
+  const std::string terr = net->load_tables(routes.tables);
   if (!terr.empty()) throw std::runtime_error(terr);
   net->apply_faults(faults);
   if (opt.eject_log)
     for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
-  // The eject log is one list in ejection order, written by every NI: one thread then.
   net->clock().set_threads(opt.eject_log ? 1 : Clock::threads_for(cfg.run.threads));
-  std::unique_ptr<Tracer> tracer = opt.wave ? Tracer::attach(*net, *opt.wave) : nullptr;
-  if (tracer && !faults.empty())
-    tracer->fault_event(0, "faults applied before the run: " + fault_list(cfg.net.faults));
+  return net;
+}
+
+namespace {
+
+// The machine a traffic run simulates: the network, its tracer, the pattern and one
+// source per NI (destroyed in the reverse order).
+struct TrafficMachine {
+  std::unique_ptr<FaultSet> faults;
+  std::unique_ptr<Network> net;
+  std::unique_ptr<Tracer> tracer;
+  std::unique_ptr<TrafficPattern> pattern;
+  std::vector<std::unique_ptr<TrafficSource>> sources;
+};
+
+// What the run leaves for the measurement: counters at the window's edges.
+struct Windows {
+  Snapshot s0, s1;
+};
+
+// Build: faults, routes and their proof, the network, the tracer and the sources, each
+// NI set to inject within the measurement window's bounds.
+std::unique_ptr<TrafficMachine> build_traffic(const Config& cfg, const RunOptions& opt, TrafficResult& r) {
+  // Faults, routes and their proof come before anything is simulated.
+  auto m = std::make_unique<TrafficMachine>();
+  m->faults = std::make_unique<FaultSet>(cfg.net);
+  const FaultSet& faults = *m->faults;
+  RouteSet rs = checked_routes(cfg, faults, opt, &r.route_check);
+  m->net = build_network(cfg, faults, rs, opt);
+  Network* net = m->net.get();
+  if (opt.wave) m->tracer = Tracer::attach(*net, *opt.wave);
+  if (m->tracer && !faults.empty())
+    m->tracer->fault_event(0, "faults applied before the run: " + fault_list(cfg.net.faults));
   rs.tables.clear();
   r.routes_info = rs;
   const int n = net->chips();
-  TrafficPattern pattern(cfg.net, cfg.traffic, faults);
-  std::vector<std::unique_ptr<TrafficSource>> sources;
+  m->pattern = std::make_unique<TrafficPattern>(cfg.net, cfg.traffic, faults);
   const Cycle w0 = cfg.run.warmup, w1 = cfg.run.warmup + cfg.run.cycles;
   for (int c = 0; c < n; ++c) {
-    sources.push_back(std::make_unique<TrafficSource>(pattern, cfg.traffic, c, cfg.run.seed));
+    m->sources.push_back(std::make_unique<TrafficSource>(*m->pattern, cfg.traffic, c, cfg.run.seed));
     NetworkInterface& ni = net->ni(c);
     ni.set_window(w0, w1);
-    ni.set_source(sources.back().get());
+    ni.set_source(m->sources.back().get());
     ni.set_injection(true);
   }
-  r.setup_seconds = since(t0);
-  const auto t1 = Clk::now();
+  return m;
+}
 
+// Run: warm-up, measurement window and drain, sampling the link windows; the cycles
+// simulated. Stops early when a guard fires (r.stop_reason says which).
+Cycle simulate_traffic(const Config& cfg, const RunOptions& opt, TrafficMachine& m, LinkWindows& link_windows,
+                       Windows* w, TrafficResult& r) {
+  Network* net = m.net.get();
+  const int n = net->chips();
+  const Cycle w0 = cfg.run.warmup, w1 = cfg.run.warmup + cfg.run.cycles;
   Driver drv(*net, cfg.run.watchdog, opt.progress ? traffic_progress(cfg) : nullptr,
              &r.stop_reason, &r.message);
   // Link flits per window for the run's HTML page (tb/view_data.h): windows of
   // util_window cycles within warm-up, measurement and drain. Running to each window's
   // end in turn takes the same chunks as one run_until (chunks of at most 1024 cycles),
   // so the guards fire at the same cycles as without windows.
-  LinkWindows link_windows(*net);
   const Cycle window = cfg.run.util_window;
   auto run_windows = [&](Cycle target) {
     while (drv.done() < target) {
@@ -146,9 +174,9 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
     return true;
   };
   bool ok = run_windows(w0);
-  const Snapshot s0 = snapshot(*net, w0);
+  w->s0 = snapshot(*net, w0);
   ok = ok && run_windows(w1);
-  const Snapshot s1 = snapshot(*net, w1);
+  w->s1 = snapshot(*net, w1);
   if (ok) {
     // Drain: no new packets; run until every created packet is delivered.
     for (int c = 0; c < n; ++c) net->ni(c).set_injection(false);
@@ -172,16 +200,21 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
     }
   }
   link_windows.sample(*net, drv.done());  // the last (partial) window
-  if (tracer) r.wave_note = tracer->finish();
-  r.wall_seconds = since(t0);
-  r.view["link_windows"] = link_windows.json(net->topology());
-  add_dead_elements(cfg.net, {}, {}, &r.view);
-  const double sim_seconds = since(t1);
+  return drv.done();
+}
+
+// Measure: latency and throughput from the NIs, link utilisation and VC occupancy over
+// the measurement window, simulation speed.
+void measure_traffic(const Config& cfg, TrafficMachine& m, const Windows& w, Cycle done, double sim_seconds,
+                     TrafficResult& r) {
+  Network* net = m.net.get();
+  const int n = net->chips();
+  const Cycle w0 = cfg.run.warmup, w1 = cfg.run.warmup + cfg.run.cycles;
 
   r.ok = r.stop_reason == "drained";
   r.warmup_cycles = w0;
   r.measure_cycles = cfg.run.cycles;
-  r.total_cycles = drv.done();
+  r.total_cycles = done;
   r.drain_cycles = r.total_cycles > w1 ? r.total_cycles - w1 : 0;
   r.totals = net->counters();
 
@@ -234,7 +267,7 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
     for (int p = 0; p < kNumNetPorts; ++p) {
       const size_t li = (size_t)c * kNumNetPorts + p;
       if (net->link(c, (Port)p)) {
-        const double u = (double)(s1.link_sent[li] - s0.link_sent[li]) / cfg.run.cycles;
+        const double u = (double)(w.s1.link_sent[li] - w.s0.link_sent[li]) / cfg.run.cycles;
         r.links.push_back({topo.x(c), topo.y(c), (Port)p, u});
         util_sum += u;
         ++nlinks;
@@ -245,7 +278,7 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
       if (nb < 0) continue;
       for (int v = 0; v < V; ++v) {
         const size_t oi = li * V + v;
-        const double occ = (double)(s1.occ[oi] - s0.occ[oi]) / cfg.run.cycles;
+        const double occ = (double)(w.s1.occ[oi] - w.s0.occ[oi]) / cfg.run.cycles;
         occ_sum[v] += occ;
         ++occ_n[v];
         occ_max[v] = std::max(occ_max[v], occ);
@@ -264,6 +297,26 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   r.peak_rss_kb = peak_rss_kb();
   r.threads = net->clock().threads();
   r.parallel_cycles = net->clock().parallel_cycles();
+}
+
+}  // namespace
+
+TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
+  TrafficResult r;
+  r.config = cfg;
+  const auto t0 = Clk::now();
+  std::unique_ptr<TrafficMachine> m = build_traffic(cfg, opt, r);
+  r.setup_seconds = since(t0);
+  const auto t1 = Clk::now();
+  LinkWindows link_windows(*m->net);
+  Windows w;
+  const Cycle done = simulate_traffic(cfg, opt, *m, link_windows, &w, r);
+  if (m->tracer) r.wave_note = m->tracer->finish();
+  r.wall_seconds = since(t0);
+  r.view["link_windows"] = link_windows.json(m->net->topology());
+  add_dead_elements(cfg.net, {}, {}, &r.view);
+  const double sim_seconds = since(t1);
+  measure_traffic(cfg, *m, w, done, sim_seconds, r);
   return r;
 }
 

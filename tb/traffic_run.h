@@ -76,6 +76,17 @@ struct RunOptions {
 
 TrafficResult run_traffic(const Config& cfg, const RunOptions& opt = {});
 
+// The two steps every simulating command (traffic, allreduce) builds its network with.
+// The route set: opt's tables or the configured scheme's around `faults`, proven
+// connected and deadlock-free by the checker (its findings in *check) unless
+// opt.check_routes is off; throws when the checker refuses it.
+RouteSet checked_routes(const Config& cfg, const FaultSet& faults, const RunOptions& opt, RouteCheck* check);
+// The network with those tables loaded and the faults applied, opt's eject log and
+// router factory, and its worker threads (one with an eject log: it is one list in
+// ejection order). Throws when waveforms are asked of RTL routers.
+std::unique_ptr<Network> build_network(const Config& cfg, const FaultSet& faults, const RouteSet& routes,
+                                       const RunOptions& opt);
+
 // The full effective configuration, keyed by command-line option names.
 nlohmann::ordered_json config_json(const Config& c);
 // The network part of it (every command that simulates a network has these options);

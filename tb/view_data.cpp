@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/noc/link.h"
 
 namespace fm {

@@ -20,7 +20,7 @@
 #include "models/chip/hbm.h"
 #include "models/chip/regs.h"
 #include "models/config.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 
 namespace fm {
 

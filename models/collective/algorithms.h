@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "models/collective/kinds.h"
+#include "models/kinds.h"
 #include "models/collective/schedule.h"
 #include "models/config.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/route_table.h"
 
 namespace fm::coll {
@@ -46,7 +46,7 @@ struct AlgoParams {
   // slice's fold and its second dimension overlap the next one's first rings; 0 = auto
   // (kAutoSlices). At most kMaxSlices.
   uint32_t slices = 0;
-  // 2-D family: ring or chain lines (kinds.h).
+  // 2-D family: ring or chain lines (models/kinds.h).
   Line line = Line::Ring;
 };
 
@@ -91,12 +91,5 @@ double topology_bound_words(const FaultSet& f, const std::vector<char>& particip
 // direction's words (max_link_words).
 double algorithm_bound_words(const ScheduleLoad& l);
 
-const char* to_string(Algo a);
-const char* to_string(Order o);
-bool parse_algo(const std::string& s, Algo* out);
-bool parse_order(const std::string& s, Order* out);
-const char* to_string(Line l);
-bool parse_line(const std::string& s, Line* out);
-extern const char* const kAlgoNames;  // "ring|biring|altring|2d|ft2d|shrink|snake"
 
 }  // namespace fm::coll

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "models/collective/algorithms.h"
+#include "models/kinds.h"
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/noc/network.h"
 
 namespace fm {

@@ -1,4 +1,4 @@
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 
 #include <algorithm>
 #include <cctype>

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/noc/clock.h"
 #include "models/noc/link.h"
 #include "models/noc/ni.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/route_table.h"
 
 namespace fm {

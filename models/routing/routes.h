@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "models/config.h"
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/route_table.h"
 
 namespace fm {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace fm;

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
 #include "tests/fuzz/fuzz_util.h"

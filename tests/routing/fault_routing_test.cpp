@@ -11,7 +11,7 @@
 #include <random>
 
 
-#include "models/fault/fault_set.h"
+#include "models/noc/fault_set.h"
 #include "models/routing/checker.h"
 #include "models/routing/dor.h"
 #include "models/routing/routes.h"
