@@ -12,6 +12,7 @@
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/report.h"
+#include "sim/util/parse.h"
 #include "tb/isolated.h"
 #include "tb/memory.h"
 #include "tb/traffic_run.h"
@@ -29,10 +30,7 @@ std::vector<double> parse_rates(const std::string& s) {
   try {
     if (s.find(':') != std::string::npos) {
       double a, b, st;
-      char c1, c2;
-      std::istringstream in(s);
-      if (!(in >> a >> c1 >> b >> c2 >> st) || c1 != ':' || c2 != ':' || !in.eof() || !(st > 0) || b < a)
-        throw bad();
+      if (!parse_step_range(s, &a, &b, &st) || !(st > 0) || b < a) throw bad();
       for (int i = 0; a + i * st <= b + 1e-9 && i < 1000; ++i) v.push_back(a + i * st);
     } else {
       std::istringstream in(s);

@@ -1,6 +1,7 @@
 #include "sim/options.h"
 
 #include "models/noc/fault_set.h"
+#include "sim/util/parse.h"
 #include "tb/memory.h"
 
 #include <sys/stat.h>
@@ -22,40 +23,6 @@ namespace fm {
 
 namespace {
 
-// "WxH" with both parts positive integers.
-bool parse_dims(const std::string& s, int* w, int* h) {
-  const auto x = s.find('x');
-  if (x == std::string::npos) return false;
-  try {
-    size_t a, b;
-    const std::string ws = s.substr(0, x), hs = s.substr(x + 1);
-    *w = std::stoi(ws, &a);
-    *h = std::stoi(hs, &b);
-    return a == ws.size() && b == hs.size() && !ws.empty() && !hs.empty();
-  } catch (...) {
-    return false;
-  }
-}
-
-// "N" or "A-B".
-bool parse_range(const std::string& s, int* lo, int* hi) {
-  try {
-    size_t a;
-    const auto k = s.find('-', 1);
-    if (k == std::string::npos) {
-      *lo = *hi = std::stoi(s, &a);
-      return a == s.size();
-    }
-    size_t b;
-    const std::string l = s.substr(0, k), h = s.substr(k + 1);
-    *lo = std::stoi(l, &a);
-    *hi = std::stoi(h, &b);
-    return a == l.size() && b == h.size();
-  } catch (...) {
-    return false;
-  }
-}
-
 // A double default shown as typed ("0.1", not "0.10000000000000001").
 po::typed_value<double>* dbl(double v) {
   char b[32];
@@ -76,30 +43,6 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
     throw UsageError("--" + std::string(name) + " " + std::to_string(v) + ": allowed >= " +
                      std::to_string(lo) + " cycles");
   return (Cycle)v;
-}
-
-bool parse_bytes(const std::string& s, uint64_t* out) {
-  size_t pos = 0;
-  double v;
-  try {
-    v = std::stod(s, &pos);
-  } catch (...) {
-    return false;
-  }
-  const std::string unit = s.substr(pos);
-  double m = 1;
-  if (unit.empty() || unit == "B") m = 1;
-  else if (unit == "KiB") m = 1024.0;
-  else if (unit == "MiB") m = 1024.0 * 1024;
-  else if (unit == "GiB") m = 1024.0 * 1024 * 1024;
-  else if (unit == "KB" || unit == "kB") m = 1e3;
-  else if (unit == "MB") m = 1e6;
-  else if (unit == "GB") m = 1e9;
-  else return false;
-  const double b = v * m;
-  if (!(b >= 1) || b > 1e15 || b != std::floor(b)) return false;
-  *out = (uint64_t)b;
-  return true;
 }
 
 void check_path_value(const std::string& path, const char* option, const char* what) {
@@ -345,12 +288,12 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
 Config config_from(const po::variables_map& vm, bool check_network_memory) {
   Config c;
   NetworkConfig& n = c.net;
-  if (!parse_dims(vm["mesh"].as<std::string>(), &n.width, &n.height))
-    throw UsageError("--mesh " + vm["mesh"].as<std::string>() + ": expected WxH, e.g. 16x16");
+  if (!parse_wxh(vm["mesh"].as<std::string>(), &n.width, &n.height))
+    throw UsageError("--mesh " + vm["mesh"].as<std::string>() + ": expected WxH, W and H whole numbers 2..4096, e.g. 16x16");
   if (!parse_topology(vm["topology"].as<std::string>(), &n.topology))
     throw UsageError("--topology " + vm["topology"].as<std::string>() + ": allowed mesh | torus");
-  if (!parse_dims(vm["board"].as<std::string>(), &n.board_w, &n.board_h))
-    throw UsageError("--board " + vm["board"].as<std::string>() + ": expected WxH, e.g. 2x2");
+  if (!parse_wxh(vm["board"].as<std::string>(), &n.board_w, &n.board_h))
+    throw UsageError("--board " + vm["board"].as<std::string>() + ": expected WxH, W and H whole numbers >= 1 that fit in the mesh, e.g. 2x2");
   n.vcs = vm["vcs"].as<int>();
   n.local_ports = vm["local-ports"].as<int>();
   n.buf = vm["buf"].as<int>();
@@ -385,7 +328,7 @@ Config config_from(const po::variables_map& vm, bool check_network_memory) {
       throw UsageError("--pattern " + vm["pattern"].as<std::string>() + ": allowed " + kPatternNames);
     t.rate = vm["rate"].as<double>();
     const std::string packet = vm["packet"].as<std::string>();
-    if (!parse_range(packet, &t.packet_min, &t.packet_max))
+    if (!parse_int_range(packet, &t.packet_min, &t.packet_max))
       throw UsageError("--packet " + packet + ": expected N or A-B flits");
     if (!packet_sizes_ok(t.packet_min, t.packet_max))  // validate() would echo "0" as "0-0"
       throw UsageError("--packet " + packet + ": " + kPacketAllowed);

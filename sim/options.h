@@ -9,6 +9,7 @@
 #include "models/noc/network.h"
 #include "sim/cli.h"
 #include "sim/po_error.h"
+#include "sim/util/parse.h"  // parse_bytes, parse_wxh, parse_int_range
 #include "tb/tracer.h"
 #include "tb/traffic_run.h"
 
@@ -16,8 +17,6 @@ namespace fm {
 
 namespace po = boost::program_options;
 
-// "64MiB", "100MB", "4096", "1.5GiB": bytes. False when malformed or not positive.
-bool parse_bytes(const std::string& s, uint64_t* out);
 // A cycle-count option, declared po::value<long long>: throws UsageError "--NAME V:
 // allowed >= LO cycles" below `lo`. Not an unsigned type: Boost reads "-1" into one as
 // 2^64-1 (--detect-cycles -1 ran with that).

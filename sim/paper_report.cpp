@@ -40,6 +40,9 @@
 #include "sim/po_error.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
+#include "sim/util/job_pool.h"
+#include "sim/util/json_io.h"
+#include "sim/util/parse.h"
 
 namespace fm {
 
@@ -173,26 +176,6 @@ std::string size_str(uint64_t b) {
   return std::to_string(b);
 }
 
-// "256KiB", "1MiB", "4096": bytes (binary units only); false when malformed.
-bool parse_size(const std::string& s, uint64_t* out) {
-  size_t pos = 0;
-  unsigned long long v;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (...) {
-    return false;
-  }
-  const std::string u = s.substr(pos);
-  uint64_t m = 1;
-  if (u == "KiB") m = 1ULL << 10;
-  else if (u == "MiB") m = 1ULL << 20;
-  else if (u == "GiB") m = 1ULL << 30;
-  else if (!u.empty() && u != "B") return false;
-  if (v == 0) return false;
-  *out = v * m;
-  return true;
-}
-
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> v;
   std::stringstream in(s);
@@ -202,15 +185,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return v;
 }
 
-Json read_json(const std::string& p) {
-  std::ifstream f(p);
-  if (!f) return Json();
-  try {
-    return Json::parse(f);
-  } catch (...) {
-    return Json();
-  }
-}
+Json read_json(const std::string& p) { return read_json_file<Json>(p); }
 
 std::string last_line(const std::string& path) {
   std::ifstream f(path);
@@ -255,8 +230,6 @@ void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::stri
   }
   std::cerr << "report: " << pts.size() << " runs, " << pts.size() - todo.size()
             << " already done, " << todo.size() << " to run, " << o.jobs << " at a time\n";
-  std::map<pid_t, std::pair<const Point*, Clock::time_point>> running;
-  size_t next = 0;
   int done = 0;
   auto finish = [&](const Point* p, int code, double secs) {
     const std::string f = o.runs + "/" + p->name;
@@ -273,40 +246,33 @@ void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::stri
     std::cerr << "report: [" << done << "/" << todo.size() << "] " << p->name << " "
               << (oc.ok ? "ok" : "FAILED (" + oc.error + ")") << ", " << fmt(secs, 1) << " s\n";
   };
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && (int)running.size() < o.jobs) {
-      const Point* p = todo[next++];
-      const std::string f = o.runs + "/" + p->name;
-      uint64_t ffc = 0;
-      if (p->c.mid) {
-        const auto it = ff_cycles.find(p->m.name() + "_" + p->algo + "_" + std::to_string(p->bytes));
-        if (it == ff_cycles.end() || it->second == 0) {
-          (*out)[p->name] = {false, Json(), "the fault-free run it times the failure from did not complete"};
-          continue;
+  run_pool(
+      todo.size(), o.jobs,
+      [&](size_t i, PoolChild* c) {
+        const Point* p = todo[i];
+        const std::string f = o.runs + "/" + p->name;
+        uint64_t ffc = 0;
+        if (p->c.mid) {
+          const auto it = ff_cycles.find(p->m.name() + "_" + p->algo + "_" + std::to_string(p->bytes));
+          if (it == ff_cycles.end() || it->second == 0) {
+            (*out)[p->name] = {false, Json(), "the fault-free run it times the failure from did not complete"};
+            return false;
+          }
+          ffc = it->second;
         }
-        ffc = it->second;
-      }
-      std::vector<std::string> argv = {exe};
-      for (const std::string& a : point_args(*p, f + ".json", ffc, o.fail_at_frac)) argv.push_back(a);
-      std::remove((f + ".err").c_str());
-      std::remove((f + ".out").c_str());
-      try {
-        running[spawn_redirected(argv, f + ".out", f + ".err")] = {p, Clock::now()};
-      } catch (const std::runtime_error& e) {
-        (*out)[p->name] = {false, Json(), e.what()};
-      }
-    }
-    if (running.empty()) continue;
-    int st;
-    const pid_t pid = wait_child(-1, &st);
-    if (pid < 0) throw std::runtime_error("waitpid failed");
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const double secs = std::chrono::duration<double>(Clock::now() - it->second.second).count();
-    const Point* p = it->second.first;
-    running.erase(it);
-    finish(p, exit_code_of(st), secs);
-  }
+        std::vector<std::string> argv = {exe};
+        for (const std::string& a : point_args(*p, f + ".json", ffc, o.fail_at_frac)) argv.push_back(a);
+        std::remove((f + ".err").c_str());
+        std::remove((f + ".out").c_str());
+        try {
+          c->pid = spawn_redirected(argv, f + ".out", f + ".err", &c->fd);
+          return true;
+        } catch (const std::runtime_error& e) {
+          (*out)[p->name] = {false, Json(), e.what()};
+          return false;
+        }
+      },
+      [&](size_t i, const PoolResult& r) { finish(todo[i], r.exit_code, r.seconds); });
 }
 
 // --- analysis --------------------------------------------------------------------------
@@ -432,9 +398,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   const std::string meshes = vm.count("meshes") ? vm["meshes"].as<std::string>() : o.quick ? "8x16,16x16" : "16x32,32x32";
   for (const std::string& m : split(meshes, ',')) {
     int w, h;
-    char x, extra;
-    if (std::sscanf(m.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || x != 'x' || w < 8 || h < 8 ||
-        w % 4 || h % 4 || w > 64 || h > 64)
+    if (!parse_wxh(m, &w, &h) || w < 8 || h < 8 || w % 4 || h % 4 || w > 64 || h > 64)
       throw UsageError("--meshes " + meshes + ": expected WxH list with W and H multiples of 4 in 8..64, e.g. 16x32,32x32");
     o.meshes.push_back({w, h});
   }
@@ -453,7 +417,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     std::set<uint64_t> distinct;
     for (const std::string& s : split(text, ',')) {
       uint64_t b;
-      if (!parse_size(s, &b) || b % 64 || b > (4ULL << 30))
+      if (!parse_bytes(s, &b) || b % 64 || b > (4ULL << 30))
         throw UsageError(opt + " " + text + ": expected bytes (e.g. 1MiB, 256KiB, 4096), multiples of 64, at most 4GiB");
       if (distinct.insert(b).second) v.push_back(b);
     }

@@ -24,11 +24,14 @@
 #include <set>
 #include <sstream>
 
+#include "models/noc/fault_set.h"
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/plot.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
+#include "sim/util/json_io.h"
+#include "sim/util/parse.h"
 #include "sim/view.h"
 
 namespace fm {
@@ -37,15 +40,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json read_json_file(const std::string& p) {
-  std::ifstream f(p);
-  if (!f) return Json();
-  try {
-    return Json::parse(f);
-  } catch (...) {
-    return Json();
-  }
-}
 
 // A column of a results row: the spec's option (opt.X), a statistic (X), or the
 // effective configuration a result reports (config.X), in that order.
@@ -330,25 +324,23 @@ void allreduce_figures(Plotter& pl, const Results& r) {
   }
 }
 
-bool parse_xy(const std::string& s, int* x, int* y) { return std::sscanf(s.c_str(), "%d,%d", x, y) == 2; }
-
 // The mesh of one point: each link direction an arrow coloured by utilization, live
 // chips as outlined squares, failed chips filled dark, failed links dashed grey.
 void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::string& label) {
   const Json& cfg = res["config"];
   int W, H, bw = 2, bh = 2;
-  if (std::sscanf(text(cfg["mesh"]).c_str(), "%dx%d", &W, &H) != 2) return;
-  std::sscanf(text(cfg.value("board", Json("2x2"))).c_str(), "%dx%d", &bw, &bh);
+  if (!parse_wxh(text(cfg["mesh"]), &W, &H)) return;
+  parse_wxh(text(cfg.value("board", Json("2x2"))), &bw, &bh);  // 2x2 unless it reads
   std::set<std::pair<int, int>> dead;
   for (const auto& c : cfg.value("fail-chip", Json::array())) {
-    int x, y;
-    if (parse_xy(text(c), &x, &y)) dead.insert({x, y});
+    Coord k;
+    if (parse_coord(text(c), &k)) dead.insert({k.x, k.y});
   }
   for (const auto& c : cfg.value("fail-board", Json::array())) {
-    int x, y;
-    if (parse_xy(text(c), &x, &y))
+    Coord k;
+    if (parse_coord(text(c), &k))
       for (int i = 0; i < bw; ++i)
-        for (int j = 0; j < bh; ++j) dead.insert({x * bw + i, y * bh + j});
+        for (int j = 0; j < bh; ++j) dead.insert({k.x * bw + i, k.y * bh + j});
   }
   // Failures during the run (allreduce --fail-at WHEN:chip|board|link:...) are drawn too:
   // the heatmap shows the machine as it ended.
@@ -358,12 +350,12 @@ void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::s
     const size_t a = s.find(':'), b = a == std::string::npos ? a : s.find(':', a + 1);
     if (b == std::string::npos) continue;
     const std::string kind = s.substr(a + 1, b - a - 1), where = s.substr(b + 1);
-    int x, y;
+    Coord k;
     if (kind == "link") mid_links.push_back(where);
-    else if (parse_xy(where, &x, &y) && kind == "chip") dead.insert({x, y});
-    else if (parse_xy(where, &x, &y) && kind == "board")
+    else if (parse_coord(where, &k) && kind == "chip") dead.insert({k.x, k.y});
+    else if (parse_coord(where, &k) && kind == "board")
       for (int i = 0; i < bw; ++i)
-        for (int j = 0; j < bh; ++j) dead.insert({x * bw + i, y * bh + j});
+        for (int j = 0; j < bh; ++j) dead.insert({k.x * bw + i, k.y * bh + j});
   }
   const std::map<char, std::pair<int, int>> dir = {{'N', {0, 1}}, {'E', {1, 0}}, {'S', {0, -1}}, {'W', {-1, 0}}};
   std::set<std::tuple<int, int, char>> failed;  // failed link directions
@@ -371,14 +363,14 @@ void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::s
   Json all_links = cfg.value("fail-link", Json::array());
   for (const auto& l : mid_links) all_links.push_back(l);
   for (const auto& l : all_links) {
-    int x, y;
-    char d;
-    const std::string s = text(l);
-    if (std::sscanf(s.c_str(), "%d,%d:%c", &x, &y, &d) != 3 || !dir.count(d)) continue;
+    LinkFault lf;
+    if (!parse_link_fault(text(l), &lf)) continue;
+    const int x = lf.at.x, y = lf.at.y;
+    const char d = port_name(lf.dir)[0];
     const auto [dx, dy] = dir.at(d);
     failed.insert({x, y, d});
     const char opp = d == 'N' ? 'S' : d == 'S' ? 'N' : d == 'E' ? 'W' : 'E';
-    if (s.find("oneway") == std::string::npos) failed.insert({x + dx, y + dy, opp});
+    if (lf.both) failed.insert({x + dx, y + dy, opp});
     fl << x + dx * 0.25 << " " << y + dy * 0.25 << " " << dx * 0.5 << " " << dy * 0.5 << "\n";
   }
   std::ostringstream links;
@@ -436,7 +428,7 @@ void heatmaps(Plotter& pl, const Results& r, const std::string& dir, int n_point
     if (!best) continue;
     const int id = (*best)["point"].get<int>();
     const std::string name = point_name(id, n_points);
-    const Json res = read_json_file(dir + "/points/" + name + "/result.json");
+    const Json res = read_json_file<Json>(dir + "/points/" + name + "/result.json");
     if (!res.is_object() || !res.contains("link_utilization") || !res.contains("config")) continue;
     std::string lab = key_of(*best, axes_except(r, {}));
     heatmap(pl, res, name, lab);
@@ -487,7 +479,7 @@ int cmd_plot(const std::vector<std::string>& args) {
   if (vm.count("out")) check_path_value(vm["out"].as<std::string>(), "--out", "a directory");
   // A single result file (e.g. faultmesh allreduce --json F): its link-utilization heatmap.
   if (dir.size() > 5 && dir.compare(dir.size() - 5, 5, ".json") == 0) {
-    const Json res = read_json_file(dir);
+    const Json res = read_json_file<Json>(dir);
     if (!res.is_object() || !res.contains("link_utilization") || !res.contains("config"))
       throw UsageError("plot " + dir + ": not a result file with a per-link utilization map");
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "plots";
@@ -500,7 +492,7 @@ int cmd_plot(const std::vector<std::string>& args) {
   }
   const int maxh = vm["max-heatmaps"].as<int>();
   if (maxh < 0 || maxh > 1000) throw UsageError("--max-heatmaps " + std::to_string(maxh) + ": allowed 0..1000");
-  const Json man = read_json_file(dir + "/sweep.json");
+  const Json man = read_json_file<Json>(dir + "/sweep.json");
   std::ifstream rin(dir + "/results.jsonl");
   if (!man.is_object() || !rin)
     throw UsageError("plot " + dir + ": not a collected sweep directory (needs sweep.json and results.jsonl)");

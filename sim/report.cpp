@@ -1,53 +1,23 @@
 #include "sim/report.h"
 
+#include "sim/util/json_io.h"
+
 #include <cstdio>
 #include <sstream>
 #include <vector>
 
 namespace fm {
 
-namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string scalar(const nlohmann::ordered_json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-void flatten(const nlohmann::ordered_json& j, const std::string& prefix,
-             std::vector<std::string>* keys, std::vector<std::string>* vals) {
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string k = prefix + it.key();
-    const auto& v = it.value();
-    if (v.is_object()) {
-      flatten(v, k + ".", keys, vals);
-    } else if (v.is_array()) {
-      if (!v.empty() && v.front().is_object()) continue;
-      std::string joined;
-      for (const auto& e : v) joined += (joined.empty() ? "" : ";") + scalar(e);
-      keys->push_back(k);
-      vals->push_back(joined);
-    } else {
-      keys->push_back(k);
-      vals->push_back(scalar(v));
-    }
-  }
-}
-
-}  // namespace
-
 std::string csv_from_json(const nlohmann::ordered_json& j) {
   std::vector<std::string> keys, vals;
-  flatten(j, "", &keys, &vals);
+  flatten_json(j, [&](const std::string& k, const nlohmann::ordered_json& v) {
+    keys.push_back(k);
+    vals.push_back(csv_text(v, false));
+  });
   std::string out;
-  for (size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + csv_field(keys[i]);
+  for (size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + csv_quote(keys[i]);
   out += "\n";
-  for (size_t i = 0; i < vals.size(); ++i) out += (i ? "," : "") + csv_field(vals[i]);
+  for (size_t i = 0; i < vals.size(); ++i) out += (i ? "," : "") + csv_quote(vals[i]);
   return out + "\n";
 }
 

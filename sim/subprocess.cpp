@@ -1,6 +1,7 @@
 #include "sim/subprocess.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,14 +76,28 @@ int exit_code_of(int st) {
 }
 
 pid_t spawn_redirected(const std::vector<std::string>& argv, const std::string& out_file,
-                       const std::string& err_file) {
-  return start(argv, [&]() -> int {
-    const int in = open("/dev/null", O_RDONLY);
-    const int o = open_append(out_file), e = open_append(err_file);
-    if (in < 0 || o < 0 || e < 0) return errno;
-    if (dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) return errno;
-    return 0;
-  });
+                       const std::string& err_file, int* done_fd) {
+  int dp[2] = {-1, -1};
+  if (done_fd && pipe2(dp, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  pid_t pid;
+  try {
+    pid = start(argv, [&]() -> int {
+      const int in = open("/dev/null", O_RDONLY);
+      const int o = open_append(out_file), e = open_append(err_file);
+      if (in < 0 || o < 0 || e < 0) return errno;
+      if (dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) return errno;
+      if (dp[1] >= 0 && fcntl(dp[1], F_SETFD, 0) != 0) return errno;  // kept across the exec
+      return 0;
+    });
+  } catch (...) {
+    if (done_fd) close(dp[0]), close(dp[1]);
+    throw;
+  }
+  if (done_fd) {
+    close(dp[1]);
+    *done_fd = dp[0];
+  }
+  return pid;
 }
 
 Captured run_capture(const std::vector<std::string>& argv) {
@@ -103,26 +118,23 @@ Captured run_capture(const std::vector<std::string>& argv) {
   close(op[1]);
   close(epp[1]);
   Captured c;
-  // Both pipes are read in turn, non-blocking, so a child that fills one while we wait
-  // on the other cannot stall.
-  fcntl(op[0], F_SETFL, O_NONBLOCK);
-  fcntl(epp[0], F_SETFL, O_NONBLOCK);
+  // Both pipes are waited on together with poll(2), so a child that fills one while we
+  // read the other cannot stall, and nothing sleeps.
   bool open_o = true, open_e = true;
   char buf[4096];
   while (open_o || open_e) {
-    bool progress = false;
+    pollfd pf[2] = {{open_o ? op[0] : -1, POLLIN, 0}, {open_e ? epp[0] : -1, POLLIN, 0}};
+    if (poll(pf, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
     for (int k = 0; k < 2; ++k) {
       bool& is_open = k == 0 ? open_o : open_e;
-      if (!is_open) continue;
-      const ssize_t n = read(k == 0 ? op[0] : epp[0], buf, sizeof buf);
-      if (n > 0) {
-        (k == 0 ? c.out : c.err).append(buf, (size_t)n);
-        progress = true;
-      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        is_open = false;
-      }
+      if (!is_open || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) continue;
+      const ssize_t n = read(pf[k].fd, buf, sizeof buf);
+      if (n > 0) (k == 0 ? c.out : c.err).append(buf, (size_t)n);
+      else if (n == 0 || errno != EINTR) is_open = false;
     }
-    if (!progress && (open_o || open_e)) usleep(2000);
   }
   close(op[0]);
   close(epp[0]);

@@ -22,6 +22,8 @@
 #include "sim/options.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
+#include "sim/util/job_pool.h"
+#include "sim/util/json_io.h"
 #include "sim/view.h"
 
 namespace fm {
@@ -51,16 +53,7 @@ std::string absolute(const std::string& p) {
 }
 
 // Parses a JSON file; null when missing or not (completely) valid JSON.
-Json read_json(const std::string& path) {
-  bool ok;
-  const std::string t = slurp(path, &ok);
-  if (!ok) return Json();
-  try {
-    return Json::parse(t);
-  } catch (...) {
-    return Json();
-  }
-}
+Json read_json(const std::string& path) { return read_json_file<Json>(path); }
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -134,14 +127,15 @@ struct SweepDir {
 };
 
 // Starts one point: clears a previous attempt, runs `<exe> <command> <args> --json
-// result.json -q` with stdout/stderr into the point's directory. Returns the pid.
-pid_t start_point(const SweepDir& sd, int id) {
+// result.json -q` with stdout/stderr into the point's directory. Returns the pid; with
+// `done_fd`, also the pipe the job pool waits on (spawn_redirected).
+pid_t start_point(const SweepDir& sd, int id, int* done_fd = nullptr) {
   const std::string d = sd.pdir(id);
   for (const char* f : {"/status.json", "/result.json", "/stdout", "/stderr"}) std::remove((d + f).c_str());
   std::vector<std::string> argv = {self_exe(), sd.manifest["command"].get<std::string>()};
   for (const auto& a : sd.manifest["points"][id]["args"]) argv.push_back(a.get<std::string>());
   argv.insert(argv.end(), {"--json", d + "/result.json", "-q"});
-  return spawn_redirected(argv, d + "/stdout", d + "/stderr");
+  return spawn_redirected(argv, d + "/stdout", d + "/stderr", done_fd);
 }
 
 // Records how a point ended (atomically; written last, it marks the point finished).
@@ -213,35 +207,28 @@ class Progress {
 // Runs the given points here, `jobs` at a time; a failed point does not stop the rest.
 void run_local(const SweepDir& sd, const std::vector<int>& todo, int jobs) {
   Progress prog(sd.n(), sd.n() - (int)todo.size());
-  std::map<pid_t, std::pair<int, Clock::time_point>> running;
-  size_t next = 0;
   int done = 0, failed = 0;
   prog.update(0, 0);
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && (int)running.size() < jobs) {
-      const int id = todo[next++];
-      try {
-        running[start_point(sd, id)] = {id, Clock::now()};
-      } catch (const std::runtime_error& e) {  // could not start: record it as failed
-        std::ofstream(sd.pdir(id) + "/stderr", std::ios::app) << e.what() << "\n";
-        finish_point(sd, id, 127, 0);
-        ++done, ++failed;
-      }
-    }
-    if (running.empty()) continue;
-    int st;
-    const pid_t pid = wait_child(-1, &st);
-    if (pid < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const int id = it->second.first;
-    const double secs = std::chrono::duration<double>(Clock::now() - it->second.second).count();
-    running.erase(it);
-    finish_point(sd, id, exit_code_of(st), secs);
-    ++done;
-    if (!sd.complete(id)) ++failed;
-    prog.update(done, failed);
-  }
+  run_pool(
+      todo.size(), jobs,
+      [&](size_t i, PoolChild* c) {
+        const int id = todo[i];
+        try {
+          c->pid = start_point(sd, id, &c->fd);
+          return true;
+        } catch (const std::runtime_error& e) {  // could not start: record it as failed
+          std::ofstream(sd.pdir(id) + "/stderr", std::ios::app) << e.what() << "\n";
+          finish_point(sd, id, 127, 0);
+          ++done, ++failed;
+          return false;
+        }
+      },
+      [&](size_t i, const PoolResult& r) {
+        finish_point(sd, todo[i], r.exit_code, r.seconds);
+        ++done;
+        if (!sd.complete(todo[i])) ++failed;
+        prog.update(done, failed);
+      });
   prog.end();
 }
 
@@ -372,30 +359,8 @@ void wait_slurm(const SweepDir& sd, const std::string& job, const std::vector<in
   }
 }
 
-// Flattens a result object: nested objects as parent.key; arrays of objects (per-link
-// maps) left out; host-timing keys left out at the top level.
-void flatten(const Json& j, const std::string& prefix, Json* row) {
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (prefix.empty() && kHostTimingKeys.count(it.key())) continue;
-    const auto& v = it.value();
-    if (v.is_object()) flatten(v, prefix + it.key() + ".", row);
-    else if (v.is_array() && !v.empty() && v.front().is_object()) continue;
-    else (*row)[prefix + it.key()] = v;
-  }
-}
-
-std::string csv_cell(const Json& v) {
-  std::string s;
-  if (v.is_null()) return "";
-  if (v.is_string()) s = v.get<std::string>();
-  else if (v.is_array()) {
-    for (const auto& e : v) s += (s.empty() ? "" : ";") + (e.is_string() ? e.get<std::string>() : e.dump());
-  } else s = v.dump();
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+// A results.csv cell: a value as text (null empty), quoted when needed.
+std::string csv_cell(const Json& v) { return csv_quote(csv_text(v, true)); }
 
 struct Tally {
   int ok = 0, failed = 0, pending = 0;
@@ -421,7 +386,8 @@ Tally write_results(const SweepDir& sd) {
       row[k] = row.contains(k) ? row[k].get<std::string>() + ";" + v : v;  // repeated option
     }
     const Json r = read_json(sd.pdir(id) + "/result.json");  // a failed run may have one too
-    if (fin && r.is_object()) flatten(r, "", &row);
+    // Every statistic flattened (parent.key; per-link maps and host timings left out).
+    if (fin && r.is_object()) flatten_json(r, [&](const std::string& k, const Json& v) { row[k] = v; }, kHostTimingKeys);
     for (auto it = row.begin(); it != row.end(); ++it)
       if (have.insert(it.key()).second) cols.push_back(it.key());
     rows.push_back(row);

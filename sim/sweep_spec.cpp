@@ -15,6 +15,7 @@
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/sweep.h"
+#include "sim/util/parse.h"
 #include "tb/traffic_pattern.h"
 #include "tb/traffic_run.h"
 
@@ -93,15 +94,6 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
 }
 
-// "A:B:STEP" with three numbers; false when the text is not of that shape.
-bool parse_range3(const std::string& s, double* a, double* b, double* st) {
-  std::istringstream in(s);
-  char c1 = 0, c2 = 0;
-  if (!(in >> *a >> c1 >> *b >> c2 >> *st) || c1 != ':' || c2 != ':') return false;
-  in >> std::ws;
-  return in.eof();
-}
-
 std::string fmt_number(double v) {
   char b[40];
   std::snprintf(b, sizeof b, "%.10g", std::fabs(v) < 1e-12 ? 0.0 : v);
@@ -167,7 +159,7 @@ std::vector<std::string> parse_axis_values(const std::string& text, const std::s
     item = trim(item);
     if (item.empty()) throw UsageError(what + " = " + t + ": empty value in the list");
     double a, b, st;
-    if (parse_range3(item, &a, &b, &st)) {
+    if (parse_step_range(item, &a, &b, &st)) {
       if (!(st > 0) || b < a)
         throw UsageError(what + " = " + item + ": a range A:B:STEP needs STEP > 0 and B >= A");
       const double n = std::floor((b - a) / st + 1e-9);

@@ -17,6 +17,7 @@
 #include "sim/cli.h"
 #include "sim/po_error.h"
 #include "sim/sweep.h"
+#include "sim/util/parse.h"
 #include "sim/view_page.h"
 
 namespace fm {
@@ -36,7 +37,7 @@ int port_index(const std::string& p) {
 // "16x32" -> (16, 32); false when malformed.
 bool parse_wh(const Json& v, int* w, int* h) {
   if (!v.is_string()) return false;
-  return std::sscanf(v.get<std::string>().c_str(), "%dx%d", w, h) == 2 && *w > 0 && *h > 0;
+  return parse_wxh(v.get<std::string>(), w, h);
 }
 
 std::string fmt(const char* f, double v) {

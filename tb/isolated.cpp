@@ -1,6 +1,5 @@
 #include "tb/isolated.h"
 
-#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,17 +8,11 @@
 #include <exception>
 
 #include "sim/subprocess.h"
+#include "sim/util/job_pool.h"
 
 namespace fm {
 
 namespace {
-
-struct Child {
-  pid_t pid = -1;
-  int fd = -1;
-  size_t index = 0;
-  std::string buf;
-};
 
 void write_all(int fd, const std::string& s) {
   size_t off = 0;
@@ -30,7 +23,9 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-Child spawn(const std::function<std::string()>& fn, size_t index) {
+// Forks a child that runs fn and writes what it returns (or its exception's message,
+// exit 1) to a pipe: the pool's child.
+PoolChild spawn(const std::function<std::string()>& fn) {
   int p[2];
   if (pipe(p) != 0) { std::perror("pipe"); std::exit(2); }
   std::fflush(stdout);
@@ -54,23 +49,21 @@ Child spawn(const std::function<std::string()>& fn, size_t index) {
     _exit(code);
   }
   close(p[1]);
-  Child c;
+  PoolChild c;
   c.pid = pid;
   c.fd = p[0];
-  c.index = index;
   return c;
 }
 
-IsolatedResult reap(Child& c) {
-  close(c.fd);
-  int status = 0;
-  wait_child(c.pid, &status);
+// The result of a finished child: its output and exit code (or 128 + signal, with a
+// line saying so when it wrote nothing).
+IsolatedResult result_of(const PoolResult& p) {
   IsolatedResult r;
-  r.output = std::move(c.buf);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) {
-    r.exit_code = 128 + WTERMSIG(status);
-    if (r.output.empty()) r.output = "child killed by signal " + std::to_string(WTERMSIG(status));
+  r.output = p.output;
+  if (WIFEXITED(p.status)) r.exit_code = WEXITSTATUS(p.status);
+  else if (WIFSIGNALED(p.status)) {
+    r.exit_code = 128 + WTERMSIG(p.status);
+    if (r.output.empty()) r.output = "child killed by signal " + std::to_string(WTERMSIG(p.status));
   }
   return r;
 }
@@ -85,32 +78,13 @@ std::vector<IsolatedResult> run_isolated_all(const std::vector<std::function<std
                                              int jobs) {
   if (jobs < 1) jobs = 1;
   std::vector<IsolatedResult> out(fns.size());
-  std::vector<Child> running;
-  size_t next = 0;
-  while (next < fns.size() || !running.empty()) {
-    while (next < fns.size() && (int)running.size() < jobs) {
-      running.push_back(spawn(fns[next], next));
-      ++next;
-    }
-    std::vector<pollfd> pf;
-    for (const Child& c : running) pf.push_back({c.fd, POLLIN, 0});
-    if (poll(pf.data(), pf.size(), -1) < 0) continue;
-    for (size_t i = 0; i < running.size();) {
-      if (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-        char b[65536];
-        const ssize_t n = read(running[i].fd, b, sizeof b);
-        if (n > 0) {
-          running[i].buf.append(b, (size_t)n);
-        } else {
-          out[running[i].index] = reap(running[i]);
-          running.erase(running.begin() + i);
-          pf.erase(pf.begin() + i);
-          continue;
-        }
-      }
-      ++i;
-    }
-  }
+  run_pool(
+      fns.size(), jobs,
+      [&](size_t i, PoolChild* c) {
+        *c = spawn(fns[i]);
+        return true;
+      },
+      [&](size_t i, const PoolResult& r) { out[i] = result_of(r); });
   return out;
 }
 
