@@ -56,7 +56,8 @@ module fm_input_unit #(
   // Switch allocation grant on this input port: the front flit of VC pop_vc_i leaves.
   input  logic                                     pop_i,
   input  logic [VcIdxW-1:0]                        pop_vc_i,
-  // Credit sent upstream this cycle (one slot of VC pop_vc_i became free).
+  // Credit sent upstream this cycle: one slot of VC pop_vc_i became free, or (no pop)
+  // the slot of a head flit dropped for having no route.
   output fm_pkg::credit_t                          credit_o
 );
 
@@ -68,6 +69,15 @@ module fm_input_unit #(
   logic [VcIdxW-1:0] in_vc;
   assign in_vc_ok = 32'(in_flit_i.vc) < 32'(vcs_i);
   assign in_vc    = in_flit_i.vc[VcIdxW-1:0];
+
+  // A head flit whose route is PortNone (its dst has no route, a dead chip) is not
+  // written: it is dropped and its slot credited back in its arrival cycle, as the
+  // model's receive step does ("head flit for chip ..., which has no route"). Per VC:
+  // such a head arrived with a free slot (into a full VC it is an overflow, no credit).
+  logic              in_no_route;
+  logic [NUM_VCS-1:0] drop;
+  assign in_no_route = in_flit_i.data.kind[fm_pkg::KindHeadBit] &&
+                       (in_route_port_i == fm_pkg::PortNone);
 
   for (genvar v = 0; v < NUM_VCS; v++) begin : gen_vc
     // FIFO: slots, read and write positions, fill count.
@@ -84,7 +94,8 @@ module fm_input_unit #(
     logic arrive, wr, pop, nonempty, front_valid, tail_pop, va_gnt, va_now;
     assign arrive   = in_valid_i && in_vc_ok && (in_vc == VcIdxW'(v));
     // A full FIFO drops the flit (the model's "buffer overflow" violation; asserted below).
-    assign wr       = arrive && (count_q < buf_depth_i);
+    assign drop[v]  = arrive && (count_q < buf_depth_i) && in_no_route;
+    assign wr       = arrive && (count_q < buf_depth_i) && !in_no_route;
     assign pop      = pop_i && (pop_vc_i == VcIdxW'(v));
     assign nonempty = (count_q != '0);
     assign va_gnt   = va_gnt_i[v];
@@ -169,7 +180,7 @@ module fm_input_unit #(
         open_src_q    <= '0;
         open_packet_q <= '0;
         open_seq_q    <= '0;
-      end else if (wr) begin
+      end else if (wr || drop[v]) begin  // a dropped head opens its packet, as in the model
         open_q        <= in_head ? !in_tail : (open_q && !in_tail);
         open_src_q    <= in_flit_i.data.src;
         open_packet_q <= in_flit_i.data.packet;
@@ -187,11 +198,14 @@ module fm_input_unit #(
     assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && !in_head) |-> continues)
       else $error("input port %0d vc %0d: body/tail flit that does not continue the open packet",
                   PORT, v);
-    assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head) |->
+    assert property (@(posedge clk_i) disable iff (!rst_ni) !drop[v])
+      else $error("input port %0d vc %0d: head flit for chip %0d, which has no route (dropped)",
+                  PORT, v, in_flit_i.data.dst);
+    assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head && !in_no_route) |->
                      (in_route_port_i < fm_pkg::PortW'(fm_pkg::NumPorts)))
       else $error("input port %0d vc %0d: route names port %0d, outside 0..4", PORT, v,
                   in_route_port_i);
-    assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head) |->
+    assert property (@(posedge clk_i) disable iff (!rst_ni) (arrive && in_head && !in_no_route) |->
                      (in_route_mask_i != '0))
       else $error("input port %0d vc %0d: route of dst %0d has an empty VC mask", PORT, v,
                   in_flit_i.data.dst);
@@ -205,12 +219,17 @@ module fm_input_unit #(
 `endif
   end
 
-  assign credit_o.valid = pop_i;
-  assign credit_o.vc    = fm_pkg::VcW'(pop_vc_i);
+  // One credit port: the model would send two credits on this link in a cycle with both
+  // a pop and a dropped head; the RTL sends the pop's and asserts.
+  assign credit_o.valid = pop_i || (drop != '0);
+  assign credit_o.vc    = pop_i ? fm_pkg::VcW'(pop_vc_i) : in_flit_i.vc;
 
 `ifndef SYNTHESIS
   assert property (@(posedge clk_i) disable iff (!rst_ni) in_valid_i |-> in_vc_ok)
     else $error("input port %0d: flit on nonexistent vc %0d", PORT, in_flit_i.vc);
+  assert property (@(posedge clk_i) disable iff (!rst_ni) !(pop_i && drop != '0))
+    else $error("input port %0d: a switched flit and a dropped no-route head need two credits",
+                PORT);
 `endif
 
 endmodule

@@ -2,15 +2,18 @@
 // register port and read by every input port in the cycle a head flit arrives (RC at
 // buffer write, docs/router-microarchitecture.md "Pipeline").
 //
-// Write: the word {vc_mask[15:0], 5'b0, port[2:0]} at `we_i` is stored at the clock
-// edge ending the cycle, so a lookup in the same cycle still sees the old entry (in the
-// model the table is loaded between cycles, before any flit uses it).
+// Write: the word {vc_mask[15:0], port[7:0]} (fm_pkg::route_word_t) at `we_i` is stored
+// at the clock edge ending the cycle, so a lookup in the same cycle still sees the old
+// entry (in the model the table is loaded between cycles, before any flit uses it). The
+// port byte fm_pkg::NoRoutePort (the model's kNoRoute) is stored as port code PortNone:
+// a lookup returns it and the input unit drops a head flit with that route.
 // Read: combinational, one port per router input. An address outside 0..NUM_DESTS-1
 // reads {port L, mask 0} (the model's default RouteEntry; in the model it is an
 // out-of-bounds read) and fails an assertion when a head flit uses it.
 // Reset: every entry becomes {port L, mask 0}, the model's default RouteEntry.
-// The stored mask has NUM_VCS bits (the hardware's VCs); a write must name a non-empty
-// subset of the vcs_i VCs in use (asserted), so masks never select a VC >= vcs_i.
+// The stored mask has NUM_VCS bits (the hardware's VCs); a write with a port must name a
+// non-empty subset of the vcs_i VCs in use (asserted), so masks never select a VC >= vcs_i.
+// The assertions are the model's route_entry_fault() rule (models/route_table.h).
 module fm_route_table #(
   /// Most virtual channels per port (bits of the stored mask).
   parameter int unsigned NUM_VCS   = fm_pkg::DefaultNumVcs,
@@ -41,6 +44,10 @@ module fm_route_table #(
   logic [fm_pkg::PortW-1:0] port_q [NUM_DESTS];
   logic [NUM_VCS-1:0]       mask_q [NUM_DESTS];
 
+  // The written word is "no route" (its mask is not used).
+  logic no_route;
+  assign no_route = 32'(wdata_i.port) == fm_pkg::NoRoutePort;
+
   // One register per entry with its own write decode (a register file).
   for (genvar d = 0; d < NUM_DESTS; d++) begin : gen_entry
     logic we;
@@ -50,7 +57,7 @@ module fm_route_table #(
         port_q[d] <= fm_pkg::PortLocal;
         mask_q[d] <= '0;
       end else if (we) begin
-        port_q[d] <= wdata_i.port;
+        port_q[d] <= no_route ? fm_pkg::PortNone : wdata_i.port[fm_pkg::PortW-1:0];
         mask_q[d] <= wdata_i.vc_mask[NUM_VCS-1:0];
       end
     end
@@ -73,15 +80,14 @@ module fm_route_table #(
     else $error("route table write to destination %0d, table has %0d entries",
                 waddr_i, NUM_DESTS);
   assert property (@(posedge clk_i) disable iff (!rst_ni)
-                   we_i |-> (wdata_i.port < fm_pkg::PortW'(fm_pkg::NumPorts)))
-    else $error("route table write names port %0d, outside 0..4", wdata_i.port);
+                   we_i |-> (32'(wdata_i.port) < fm_pkg::NumPorts || no_route))
+    else $error("route table write names port %0d, neither 0..4 nor %0d (no route)",
+                wdata_i.port, fm_pkg::NoRoutePort);
   assert property (@(posedge clk_i) disable iff (!rst_ni)
-                   we_i |-> (wdata_i.vc_mask != '0 && (wdata_i.vc_mask & ~all_vcs) == '0))
+                   (we_i && !no_route) |->
+                   (wdata_i.vc_mask != '0 && (wdata_i.vc_mask & ~all_vcs) == '0))
     else $error("route table write with VC mask 0x%0h: not a non-empty subset of %0d VCs",
                 wdata_i.vc_mask, vcs_i);
-  assert property (@(posedge clk_i) disable iff (!rst_ni)
-                   we_i |-> (wdata_i.zero == '0))
-    else $error("route table write with reserved bits 7:3 = 0x%0h", wdata_i.zero);
 `endif
 
 endmodule

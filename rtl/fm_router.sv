@@ -50,7 +50,8 @@
 // Route table register write port (the entry is used from the next cycle on):
 //   tbl_we_i                write this cycle
 //   tbl_addr_i[15:0]        destination chip id (< NUM_DESTS)
-//   tbl_data_i[23:0]        {vc_mask[15:0], 5'b0, port[2:0]} (mask within the V VCs)
+//   tbl_data_i[23:0]        {vc_mask[15:0], port[7:0]} (fm_pkg::route_word_t; port 0..4
+//                           with a mask within the V VCs, or 255 = no route)
 // Flits of the whole router are fm_pkg::flit_t = {payload, meta, ctl} (150 bits).
 //
 // Simulation-only checks (`ifndef SYNTHESIS, run by Verilator with --assert): credit
@@ -167,6 +168,12 @@ module fm_router #(
   if (NUM_DESTS < 1 || NUM_DESTS > MaxNumDests) begin : gen_bad_num_dests
     $fatal(1, "fm_router: NUM_DESTS = %0d, allowed 1..%0d", NUM_DESTS, MaxNumDests);
   end
+  // The declared route word layout (what the model's route_word() is checked against)
+  // is the struct's.
+  if ($bits(route_word_t) != TblWordW || RoutePortLsb != 0 || RouteMaskLsb != RoutePortBits ||
+      RouteMaskLsb + RouteMaskBits != TblWordW) begin : gen_bad_route_word
+    $fatal(1, "fm_router: route_word_t does not have the declared layout");
+  end
 
   // ---------------------------------------------------------------- run-time configuration
   // Sampled at each rising edge in reset (synchronously: the values are not constants, so
@@ -184,9 +191,9 @@ module fm_router #(
       vcs_q    <= cfg_ok ? VcCntW'(cfg_vcs_i) : VcCntW'(NUM_VCS);
       buf_q    <= cfg_ok ? BufCntW'(cfg_buf_i) : BufCntW'(BUF_DEPTH);
       // A register is used only if it exists (P <= PIPELINE when cfg_ok).
-      reg_rc_q <= reg_rc(PIPELINE) && (!cfg_ok || cfg_pipeline_i >= CfgPipeW'(3));
-      reg_va_q <= reg_va(PIPELINE) && (!cfg_ok || cfg_pipeline_i >= CfgPipeW'(4));
-      reg_sa_q <= reg_sa(PIPELINE) && (!cfg_ok || cfg_pipeline_i >= CfgPipeW'(2));
+      reg_rc_q <= reg_rc(PIPELINE) && (!cfg_ok || reg_rc(32'(cfg_pipeline_i)));
+      reg_va_q <= reg_va(PIPELINE) && (!cfg_ok || reg_va(32'(cfg_pipeline_i)));
+      reg_sa_q <= reg_sa(PIPELINE) && (!cfg_ok || reg_sa(32'(cfg_pipeline_i)));
       islip_q  <= cfg_islip_i;
     end
   end

@@ -65,12 +65,12 @@ class RtlSignalsIo : public PortIo {
   explicit RtlSignalsIo(const rtl::Signals& s) : s_(s) {}
   bool in_flit(Cycle, int p, Flit* f) const override {
     if (!s_.in_valid[p].read()) return false;
-    *f = rtl::flit_of(s_.in_payload[p].read(), s_.in_meta[p].read(), s_.in_ctl[p].read());
+    *f = rtl::unpack_flit({s_.in_payload[p].read(), s_.in_meta[p].read(), s_.in_ctl[p].read()});
     return true;
   }
   bool out_flit(Cycle, int p, Flit* f) const override {
     if (!s_.out_valid[p].read()) return false;
-    *f = rtl::flit_of(s_.out_payload[p].read(), s_.out_meta[p].read(), s_.out_ctl[p].read());
+    *f = rtl::unpack_flit({s_.out_payload[p].read(), s_.out_meta[p].read(), s_.out_ctl[p].read()});
     return true;
   }
   int in_credit(Cycle, int p) const override {  // sent upstream on input p
@@ -94,7 +94,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
         Clocked(clk),
         vcs_(cfg.vcs),
         buf_(cfg.buf),
-        rtl_cfg_{cfg.vcs, cfg.buf, cfg.pipeline, cfg.arbiter == Arbiter::ISlip},
+        rtl_cfg_(rtl::RouterCfg::of(cfg)),
         p_(p),
         rng_((uint64_t)p.seed * 0x9e3779b97f4a7c15ull + 1),
         router_("router", cfg, 0, clk),
@@ -259,7 +259,7 @@ class CosimBench : public sc_core::sc_module, public Clocked {
           size_[q][v] = left_[q][v] = 1 + (int)(rng_() % max_packet_);
           cur_[q][v] = Flit{};
           cur_[q][v].packet = next_packet_[q]++;
-          cur_[q][v].src = (ChipId)(rng_() & 0xffff);
+          cur_[q][v].src = (ChipId)(rng_() & rtl::low_bits(kChipIdBits));
           cur_[q][v].dst = (ChipId)legal_dsts_[q][rng_() % legal_dsts_[q].size()];
           cur_[q][v].vc = (uint8_t)v;
         }

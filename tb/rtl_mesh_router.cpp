@@ -26,11 +26,50 @@
 #include "Vfm_router.h"
 #include "Vfm_router_bug_credit.h"
 #include "Vfm_router_bug_rr.h"
+#include "Vfm_router_fm_pkg.h"  // rtl/fm_pkg.sv's public constants and enums, as verilated
 #include "tb/rtl_ports.h"
 
 namespace fm {
 
 namespace {
+
+// The RTL-model contract: every number the model and rtl/fm_pkg.sv must agree on, checked
+// at compile time against the verilated package (a change on one side alone fails here).
+using Pkg = Vfm_router_fm_pkg;
+// Port numbering (enum Port, fm_pkg::port_e) and counts.
+static_assert((int)Pkg::PortNorth == kNorth && (int)Pkg::PortEast == kEast &&
+                  (int)Pkg::PortSouth == kSouth && (int)Pkg::PortWest == kWest &&
+                  (int)Pkg::PortLocal == kLocal,
+              "port numbering");
+static_assert(Pkg::NumPorts == kNumPorts && Pkg::NumNetPorts == kNumNetPorts, "port counts");
+static_assert((unsigned)Pkg::PortNone >= (unsigned)kNumPorts && (unsigned)Pkg::PortNone < (1u << kPortBits),
+              "the RTL's no-route port code is no port");
+// Bounds of the configuration.
+static_assert(Pkg::MaxVcs == kMaxVcs && Pkg::MaxBufDepth == kMaxBuf && Pkg::MaxPipeline == kMaxPipeline,
+              "VC, buffer and pipeline bounds");
+static_assert(Pkg::MaxNumDests == kMaxWireChips, "route table address space = chip id space");
+// Flit kinds (enum FlitKind, fm_pkg::kind_e).
+static_assert((int)Pkg::KindBody == kBody && (int)Pkg::KindHead == kHead &&
+                  (int)Pkg::KindTail == kTail && (int)Pkg::KindHeadTail == kHeadTail &&
+                  (1u << Pkg::KindHeadBit) == kHead && (1u << Pkg::KindTailBit) == kTail,
+              "flit kinds");
+// Field widths on the wire (what pack_flit() uses).
+static_assert(Pkg::PayloadW == kPayloadBits && Pkg::PacketW == kPacketBits && Pkg::ChipW == kChipIdBits &&
+                  Pkg::SeqW == kSeqBits && Pkg::KindW == kKindBits && Pkg::VcW == kVcBits &&
+                  Pkg::PortW == kPortBits,
+              "flit field widths");
+static_assert(Pkg::MetaW == kPacketBits + 2 * kChipIdBits && Pkg::CtlW == kSeqBits + kKindBits + kVcBits,
+              "meta and ctl port widths");
+// The route-table word (route_word()) and its no-route port.
+static_assert(Pkg::TblWordW == kRouteWordBits && Pkg::RoutePortLsb == kRouteWordPortLsb &&
+                  Pkg::RoutePortBits == kRouteWordPortBits && Pkg::RouteMaskLsb == kRouteWordMaskLsb &&
+                  Pkg::RouteMaskBits == kRouteWordMaskBits && Pkg::NoRoutePort == kNoRoute,
+              "route table word layout");
+// The pipeline-register rule (pipeline_regs(), fm_pkg::reg_rc/reg_va/reg_sa).
+static_assert(Pkg::RegRcFrom == kRegRcFrom && Pkg::RegVaFrom == kRegVaFrom && Pkg::RegSaFrom == kRegSaFrom,
+              "pipeline register thresholds");
+// (NetworkConfig is no literal type: that its defaults are fm_pkg's Default* is tested at
+// run time, tests/rtl_mesh_test.cpp RtlContract.)
 
 // Upper bounds (NUM_VCS, BUF_DEPTH, PIPELINE, NUM_DESTS) of each RTL build
 // (rtl/CMakeLists.txt).
@@ -52,7 +91,7 @@ class RtlMeshRouter final : public RouterBase {
       : RouterBase(name, clk),
         id_(id),
         vcs_(cfg.vcs),
-        rtl_cfg_{cfg.vcs, cfg.buf, cfg.pipeline, cfg.arbiter == Arbiter::ISlip},
+        rtl_cfg_(rtl::RouterCfg::of(cfg)),
         vc_(kNumPorts * cfg.vcs),
         dut_("dut") {
     dut_.clk_i(rtl_clk_);
@@ -65,23 +104,18 @@ class RtlMeshRouter final : public RouterBase {
 
   void connect_in(Port p, Link* l) override { in_link_[p] = l; }
   void connect_out(Port p, Link* l) override { out_link_[p] = l; }
-  // The model Router's acceptance rule; the entries are written into the RTL at time 0
-  // (a dead destination's entry is not written: the RTL's reset value {L, mask 0} makes
-  // a head flit to it fail an assertion, as the model's kNoRoute makes it a violation).
+  // The model Router's acceptance rule (route_entry_fault()); the entries are written
+  // into the RTL at time 0, a dead destination's as the no-route word (the RTL then drops
+  // a head flit to it with an assertion, as the model drops it with a violation).
   std::string load_table(const RouteTable& t) override {
     writes_.clear();
+    uint32_t ports = 0;
+    for (int p = 0; p <= kLocal; ++p)
+      if (out_link_[p]) ports |= 1u << p;
     for (int d = 0; d < t.size(); ++d) {
       const RouteEntry& e = t.lookup(d);
-      if (e.port == kNoRoute) continue;
-      if (e.port > kLocal || !out_link_[e.port] || e.vc_mask == 0 ||
-          (e.vc_mask & ~all_vcs_mask(vcs_))) {
-        std::ostringstream m;
-        m << "route table of RTL router " << id_ << ": entry for destination " << d << " names port "
-          << (int)e.port << " with VC mask 0x" << std::hex << e.vc_mask
-          << ", which is not a connected port and a non-empty subset of the " << std::dec << vcs_
-          << " VCs";
-        return m.str();
-      }
+      if (route_entry_fault(e, vcs_, ports) != RouteEntryFault::kNone)
+        return route_entry_error("RTL router " + std::to_string(id_), (ChipId)d, e, vcs_);
       writes_.push_back({(uint32_t)d, e});
     }
     return "";
@@ -288,6 +322,11 @@ std::string rtl_mesh_config_error(const NetworkConfig& cfg, const std::string& b
   for (const std::string& e : {range("--vcs", cfg.vcs, b.vcs), range("--buf", cfg.buf, b.buf),
                                range("--pipeline", cfg.pipeline, b.pipeline)})
     if (!e.empty()) return e;
+  // Chip ids are kChipIdBits on the RTL's wires and table address: refused, not cut.
+  if ((int64_t)cfg.chips() > kMaxWireChips)
+    return "--mesh " + std::to_string(cfg.width) + "x" + std::to_string(cfg.height) + ": " +
+           std::to_string(cfg.chips()) + " chips, but the RTL router's chip ids are " +
+           std::to_string(kChipIdBits) + " bits (at most " + std::to_string(kMaxWireChips) + " chips)";
   if (cfg.chips() > b.dests)
     return "--mesh " + std::to_string(cfg.width) + "x" + std::to_string(cfg.height) + ": " + build +
            "'s route table holds " + std::to_string(b.dests) + " chips";

@@ -7,33 +7,61 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
 #include <systemc>
 
+#include "models/config.h"
 #include "models/noc/types.h"
 #include "models/route_table.h"
 
 namespace fm::rtl {
 
-// Port packing of rtl/fm_router.sv: meta = {packet, src, dst}, ctl = {seq, kind, vc}.
-inline uint64_t meta_of(const Flit& f) {
-  return (uint64_t)f.packet << 32 | (uint64_t)(f.src & 0xffff) << 16 | (f.dst & 0xffff);
+// The flit as fm_router's three port words: payload, meta = {packet, src, dst} and
+// ctl = {seq, kind, vc}, each field as wide as models/noc/types.h says (kPacketBits,
+// kChipIdBits, kSeqBits, kKindBits, kVcBits; tb/rtl_mesh_router.cpp checks them against
+// fm_pkg).
+struct FlitWords {
+  uint64_t payload = 0, meta = 0;
+  uint32_t ctl = 0;
+};
+static_assert(kPayloadBits == 64 && kPacketBits + 2 * kChipIdBits <= 64 &&
+                  kSeqBits + kKindBits + kVcBits <= 32,
+              "the port words hold the flit fields");
+
+// The low `bits` bits set.
+constexpr uint64_t low_bits(int bits) { return bits >= 64 ? ~0ULL : (1ULL << bits) - 1; }
+
+// Packs a flit onto the RTL's ports: the one packer (both benches, the co-simulation
+// and the mesh adapter drive the RTL through Signals::drive). A field that does not fit
+// its width (a chip id >= 2^kChipIdBits, a VC >= 2^kVcBits) throws std::out_of_range
+// instead of being cut: the RTL would see another flit.
+inline FlitWords pack_flit(const Flit& f) {
+  if (((f.src | f.dst) & ~low_bits(kChipIdBits)) || (f.vc & ~low_bits(kVcBits)) ||
+      (f.kind & ~low_bits(kKindBits)) || (f.seq & ~low_bits(kSeqBits)) ||
+      (f.packet & ~low_bits(kPacketBits)))
+    throw std::out_of_range("flit (src " + std::to_string(f.src) + ", dst " + std::to_string(f.dst) +
+                            ", vc " + std::to_string(f.vc) + ") does not fit the RTL router's " +
+                            std::to_string(kChipIdBits) + "-bit chip ids / " + std::to_string(kVcBits) +
+                            "-bit VCs");
+  FlitWords w;
+  w.payload = f.payload;
+  w.meta = (uint64_t)f.packet << (2 * kChipIdBits) | (uint64_t)f.src << kChipIdBits | f.dst;
+  w.ctl = (uint32_t)f.seq << (kKindBits + kVcBits) | (uint32_t)f.kind << kVcBits | f.vc;
+  return w;
 }
-inline uint32_t ctl_of(const Flit& f) {
-  return (uint32_t)f.seq << 6 | (uint32_t)(f.kind & 3) << 4 | (f.vc & 15);
-}
-inline Flit flit_of(uint64_t payload, uint64_t meta, uint32_t ctl) {
+// Unpacks the RTL's port words into a flit: the inverse of pack_flit().
+inline Flit unpack_flit(const FlitWords& w) {
   Flit f;
-  f.payload = payload;
-  f.packet = (uint32_t)(meta >> 32);
-  f.src = (ChipId)((meta >> 16) & 0xffff);
-  f.dst = (ChipId)(meta & 0xffff);
-  f.seq = (uint16_t)(ctl >> 6);
-  f.kind = (uint8_t)((ctl >> 4) & 3);
-  f.vc = (uint8_t)(ctl & 15);
+  f.payload = w.payload;
+  f.packet = (uint32_t)(w.meta >> (2 * kChipIdBits) & low_bits(kPacketBits));
+  f.src = (ChipId)(w.meta >> kChipIdBits & low_bits(kChipIdBits));
+  f.dst = (ChipId)(w.meta & low_bits(kChipIdBits));
+  f.seq = (uint16_t)(w.ctl >> (kKindBits + kVcBits) & low_bits(kSeqBits));
+  f.kind = (uint8_t)(w.ctl >> kVcBits & low_bits(kKindBits));
+  f.vc = (uint8_t)(w.ctl & low_bits(kVcBits));
   return f;
 }
-// Route table register word {vc_mask[15:0], 5'b0, port[2:0]}.
-inline uint32_t route_word(const RouteEntry& e) { return (uint32_t)e.vc_mask << 8 | (e.port & 7); }
 
 // What arrives at the router in one cycle: per port, a flit on the input and a credit
 // for the output (-1: none).
@@ -52,11 +80,16 @@ struct CycleOut {
 };
 
 // The run-time configuration of the RTL router (its cfg_* pins, sampled in reset): the
-// model's NetworkConfig vcs, buf, pipeline and arbiter. Each must be within the bounds
-// the RTL was verilated with (rtl/CMakeLists.txt); the RTL asserts otherwise.
+// model's NetworkConfig vcs, buf, pipeline and arbiter, with NetworkConfig's defaults
+// (not a second set). Each must be within the bounds the RTL was verilated with
+// (rtl/CMakeLists.txt); the RTL asserts otherwise.
 struct RouterCfg {
-  int vcs = 2, buf = 4, pipeline = 3;
-  bool islip = false;
+  int vcs = NetworkConfig{}.vcs, buf = NetworkConfig{}.buf, pipeline = NetworkConfig{}.pipeline;
+  bool islip = NetworkConfig{}.arbiter == Arbiter::ISlip;
+  // The pins of a model router configuration (the benches build them through this).
+  static RouterCfg of(const NetworkConfig& c) {
+    return {c.vcs, c.buf, c.pipeline, c.arbiter == Arbiter::ISlip};
+  }
 };
 
 // The signals of every RTL router port except the clock (which each bench drives its own
@@ -97,11 +130,11 @@ struct Signals {
   dut.cr_in_##p##_vc_i(cr_in_vc[i]);         \
   dut.cr_out_##p##_valid_o(cr_out_valid[i]); \
   dut.cr_out_##p##_vc_o(cr_out_vc[i]);
-    FM_BIND(n, 0)
-    FM_BIND(e, 1)
-    FM_BIND(s, 2)
-    FM_BIND(w, 3)
-    FM_BIND(l, 4)
+    FM_BIND(n, kNorth)
+    FM_BIND(e, kEast)
+    FM_BIND(s, kSouth)
+    FM_BIND(w, kWest)
+    FM_BIND(l, kLocal)
 #undef FM_BIND
     dut.tbl_we_i(tbl_we);
     dut.tbl_addr_i(tbl_addr);
@@ -115,11 +148,11 @@ struct Signals {
   }
   void drive(const CycleIn& in) {
     for (int p = 0; p < kNumPorts; ++p) {
-      const Flit f = in.valid[p] ? in.flit[p] : Flit{};
+      const FlitWords w = pack_flit(in.valid[p] ? in.flit[p] : Flit{});
       in_valid[p].write(in.valid[p]);
-      in_payload[p].write(f.payload);
-      in_meta[p].write(meta_of(f));
-      in_ctl[p].write(ctl_of(f));
+      in_payload[p].write(w.payload);
+      in_meta[p].write(w.meta);
+      in_ctl[p].write(w.ctl);
       cr_in_valid[p].write(in.credit[p] >= 0);
       cr_in_vc[p].write(in.credit[p] >= 0 ? (uint32_t)in.credit[p] : 0u);
     }
@@ -128,7 +161,7 @@ struct Signals {
     CycleOut o;
     for (int p = 0; p < kNumPorts; ++p) {
       o.valid[p] = out_valid[p].read();
-      if (o.valid[p]) o.flit[p] = flit_of(out_payload[p].read(), out_meta[p].read(), out_ctl[p].read());
+      if (o.valid[p]) o.flit[p] = unpack_flit({out_payload[p].read(), out_meta[p].read(), out_ctl[p].read()});
       o.credit[p] = cr_out_valid[p].read() ? (int)cr_out_vc[p].read() : -1;
     }
     return o;

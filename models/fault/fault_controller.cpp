@@ -136,8 +136,7 @@ void FaultController::program_tables(const std::vector<RouteTable>& tables) {
   for (int c = 0; c < net_.chips(); ++c) {
     if (dead_[c]) continue;
     for (int d = 0; d < net_.chips(); ++d) {
-      const RouteEntry& e = tables[c].lookup(d);
-      uint32_t w = e.port | (uint32_t)e.vc_mask << 8;
+      uint32_t w = route_word(tables[c].lookup(d));
       tlm::tlm_generic_payload tx;
       tx.set_command(tlm::TLM_WRITE_COMMAND);
       tx.set_address(4ULL * d);

@@ -13,6 +13,14 @@ inline int rr_pick(uint32_t mask, int ptr) {
 }
 // (i + 1) mod n for 0 <= i < n, without a division (this runs per flit).
 inline int next_mod(int i, int n) { return i + 1 == n ? 0 : i + 1; }
+// The bit set of the ports 0..kLocal whose link is connected: the `ports` argument of
+// route_entry_fault() (a table may name only those).
+uint32_t connected_ports(Link* const* links) {
+  uint32_t m = 0;
+  for (int p = 0; p <= kLocal; ++p)
+    if (links[p]) m |= 1u << p;
+  return m;
+}
 }  // namespace
 
 Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id,
@@ -21,9 +29,9 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
       islip_(cfg.arbiter == Arbiter::ISlip),
       vcs_(cfg.vcs),
       buf_(cfg.buf),
-      reg_rc_(cfg.pipeline >= 3 ? 1 : 0),
-      reg_va_(cfg.pipeline >= 4 ? 1 : 0),
-      reg_sa_(cfg.pipeline >= 2 ? 1 : 0),
+      reg_rc_(pipeline_regs(cfg.pipeline).rc),
+      reg_va_(pipeline_regs(cfg.pipeline).va),
+      reg_sa_(pipeline_regs(cfg.pipeline).sa),
       ports_(kNumNetPorts + cfg.local_ports),
       lanes_(cfg.local_ports),
       id_(id),
@@ -45,18 +53,11 @@ void Router::connect_out(Port p, Link* l) {
 }
 
 std::string Router::load_table(const RouteTable& t) {
+  const uint32_t ports = connected_ports(out_link_);
   for (int d = 0; d < t.size(); ++d) {
-    const RouteEntry& e = t.lookup(d);
-    if (e.port == kNoRoute) continue;  // a dead destination
-    if (e.port > kLocal || !out_link_[e.port] || e.vc_mask == 0 ||
-        (e.vc_mask & ~all_vcs_mask(vcs_))) {
-      std::ostringstream m;
-      m << "route table of router " << id_ << ": entry for destination " << d
-        << " names port " << (int)e.port << " with VC mask 0x" << std::hex << e.vc_mask
-        << ", which is not a connected port and a non-empty subset of the " << std::dec
-        << vcs_ << " VCs";
-      return m.str();
-    }
+    const RouteEntry& e = t.lookup(d);  // kNoRoute (a dead destination) is acceptable
+    if (route_entry_fault(e, vcs_, ports) != RouteEntryFault::kNone)
+      return route_entry_error("router " + std::to_string(id_), (ChipId)d, e, vcs_);
   }
   table_ = t;
   return "";
@@ -325,16 +326,13 @@ void Router::csr_access(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
   const ChipId d = (ChipId)(a / 4);
   uint32_t w;
   if (tx.is_read()) {
-    const RouteEntry& e = table_.lookup(d);
-    w = e.port | (uint32_t)e.vc_mask << 8;
+    w = route_word(table_.lookup(d));
     std::memcpy(tx.get_data_ptr(), &w, 4);
   } else {
     std::memcpy(&w, tx.get_data_ptr(), 4);
-    const RouteEntry e{(uint8_t)(w & 0xff), (uint16_t)((w >> 8) & 0xffff)};
-    const bool ok = e.port == kNoRoute ||
-                    (e.port <= kLocal && out_link_[e.port] && e.vc_mask &&
-                     !(e.vc_mask & ~all_vcs_mask(vcs_)) && (w >> 24) == 0);
-    if (!ok) {
+    RouteEntry e;
+    if (!route_from_word(w, &e) ||
+        route_entry_fault(e, vcs_, connected_ports(out_link_)) != RouteEntryFault::kNone) {
       tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
       return;
     }

@@ -1,5 +1,6 @@
 // Basic shared types: cycle counts, chip ids, port/direction numbering and flits.
-// The direction numbering here is the one the RTL package mirrors (rtl/, later issue).
+// The direction numbering and the wire field widths here are the ones the RTL package
+// (rtl/fm_pkg.sv) declares; tb/rtl_mesh_router.cpp static_asserts them equal.
 #pragma once
 #include <cstdint>
 
@@ -28,6 +29,36 @@ inline int lane_of(int port, int lanes) {
 }
 constexpr int kMaxVcs = 16;
 constexpr int kMaxBuf = 256;
+constexpr int kMaxPipeline = 4;  // router pipeline depth 1..4 (NetworkConfig::pipeline)
+
+// Field widths of a flit on the wire (the RTL router's ports, rtl/fm_pkg.sv; the
+// adapters static_assert each against the verilated package). The model holds chip ids
+// in 32 bits (ChipId) but a wire chip id, and so an RTL route-table address, has
+// kChipIdBits: the RTL adapters refuse a network whose chip ids do not fit.
+constexpr int kPayloadBits = 64;
+constexpr int kPacketBits = 32;
+constexpr int kChipIdBits = 16;
+constexpr int kSeqBits = 16;
+constexpr int kKindBits = 2;
+constexpr int kVcBits = 4;
+constexpr int kPortBits = 3;  // the RTL's port code: 0..4, and its "no route" code
+static_assert(kVcBits < 32 && (1 << kVcBits) == kMaxVcs, "the VC field holds every VC");
+static_assert(kChipIdBits <= 8 * (int)sizeof(ChipId), "ChipId holds a wire chip id");
+// Chips a network may have for its chip ids to fit on the wire (ids 0..chips-1).
+constexpr int64_t kMaxWireChips = int64_t(1) << kChipIdBits;
+
+// The pipeline registers of a router of pipeline depth P (docs/router-microarchitecture.md
+// "Pipeline"): one after RC when P >= 3, after VA when P >= 4, after SA when P >= 2, each
+// 0 or 1 (the cycles it adds). The one statement of the rule for the model Router; the
+// RTL's is fm_pkg::reg_rc/reg_va/reg_sa over the thresholds below, which the RTL adapter
+// static_asserts against fm_pkg's.
+constexpr int kRegRcFrom = 3, kRegVaFrom = 4, kRegSaFrom = 2;
+struct PipelineRegs {
+  int rc, va, sa;
+};
+constexpr PipelineRegs pipeline_regs(int pipeline) {
+  return {pipeline >= kRegRcFrom ? 1 : 0, pipeline >= kRegVaFrom ? 1 : 0, pipeline >= kRegSaFrom ? 1 : 0};
+}
 
 inline Port opposite(Port p) {
   switch (p) {

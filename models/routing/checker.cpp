@@ -94,6 +94,10 @@ RouteCheck check_routes(const FaultSet& f, const std::vector<RouteTable>& tables
   const int n = t.chips();
   std::vector<int> live;
   for (int c = 0; c < n; ++c) if (!f.chip_dead(c)) live.push_back(c);
+  std::vector<uint32_t> live_ports(n, 0);  // per chip: bit p set when its link p is live
+  for (int c = 0; c < n; ++c)
+    for (int p = 0; p < kNumNetPorts; ++p)
+      if (!f.link_dead(c, (Port)p)) live_ports[c] |= 1u << p;
   std::vector<double> load((size_t)n * kNumNetPorts, 0.0);
   uint16_t used = 0;
   Cdg cdg(n * kNumNetPorts);
@@ -117,12 +121,14 @@ RouteCheck check_routes(const FaultSet& f, const std::vector<RouteTable>& tables
           bad = "at " + at(t, c) + " the table has no route (port " + std::to_string(e.port) + ")";
           break;
         }
-        if (f.link_dead(c, (Port)e.port)) {
+        // The routers' entry predicate, with the live ICI links of c as its ports.
+        const RouteEntryFault fault = route_entry_fault(e, vcs, live_ports[c]);
+        if (fault == RouteEntryFault::kPort) {
           bad = "at " + at(t, c) + " the table sends it " + port_name((Port)e.port) +
                 " over a dead link";
           break;
         }
-        if (!e.vc_mask || (e.vc_mask >> vcs)) {
+        if (fault == RouteEntryFault::kMask) {
           bad = "at " + at(t, c) + " the VC mask is empty or names VCs the router lacks";
           break;
         }

@@ -36,15 +36,17 @@ std::string at(const Topology2D& t, int c) {
 void check_tables(const NetworkConfig& n, const FaultSet& f, const RouteSet& rs) {
   const Topology2D& t = f.topology();
   const int chips = t.chips();
-  const uint16_t vcs_mask = (uint16_t)((1u << n.vcs) - 1);
   if ((int)rs.tables.size() != chips) fuzz::fail("route set has " + std::to_string(rs.tables.size()) + " tables");
   for (int c = 0; c < chips; ++c) {
     if (rs.tables[c].size() != chips) fuzz::fail("table of " + at(t, c) + " has the wrong size");
     for (int d = 0; d < chips; ++d) {
       const RouteEntry& e = rs.tables[c].lookup(d);
-      if (e.port == kNoRoute) continue;
-      const bool port_ok = e.port == kLocal || (e.port < kNumNetPorts && t.neighbour(c, (Port)e.port) >= 0);
-      if (!port_ok || !e.vc_mask || (e.vc_mask & ~vcs_mask))
+      // The routers' own rule (route_entry_fault), with c's local port and the ports
+      // that have a neighbour as the connected ones.
+      uint32_t ports = 1u << kLocal;
+      for (int p = 0; p < kNumNetPorts; ++p)
+        if (t.neighbour(c, (Port)p) >= 0) ports |= 1u << p;
+      if (route_entry_fault(e, n.vcs, ports) != RouteEntryFault::kNone)
         fuzz::fail(rs.scheme + ": the router at " + at(t, c) + " would refuse its entry for " + at(t, d) +
                    " (port " + std::to_string(e.port) + ", mask " + std::to_string(e.vc_mask) + ")");
     }

@@ -142,3 +142,56 @@ TEST(DorTables, VcGroupMasks) {
   EXPECT_EQ(vc_group_mask(16, 0, 1), 0xffff);
   EXPECT_EQ(vc_group_mask(2, 1, 2), 0x2);
 }
+
+// The one route-word codec (models/route_table.h): every port code 0..4 and kNoRoute,
+// with every 16-bit mask, survives encode + decode; the word is port in bits 0..7 and
+// mask in 8..23 (the documented layout); a reserved bit 24..31 is refused.
+TEST(RouteWord, EncodesAndDecodesEveryPortAndNoRoute) {
+  for (int p : {0, 1, 2, 3, 4, (int)kNoRoute})
+    for (uint32_t m = 0; m <= 0xffff; m += (m < 64 ? 1 : 257)) {
+      const RouteEntry e{(uint8_t)p, (uint16_t)m};
+      const uint32_t w = route_word(e);
+      EXPECT_EQ(w, (uint32_t)p | m << 8);
+      RouteEntry d{7, 7};
+      ASSERT_TRUE(route_from_word(w, &d));
+      EXPECT_EQ(d.port, e.port);
+      EXPECT_EQ(d.vc_mask, e.vc_mask);
+    }
+  EXPECT_EQ(route_word({kNoRoute, 0}), 0xffu);
+  RouteEntry d{kEast, 5};
+  EXPECT_FALSE(route_from_word(0x01000001u, &d));
+  EXPECT_FALSE(route_from_word(0x800000ffu, &d));
+  EXPECT_EQ(d.port, kEast);  // untouched when refused
+  EXPECT_EQ(d.vc_mask, 5);
+}
+
+// The one table-entry predicate: kNoRoute is acceptable, a port must be 0..4 and in the
+// connected set, a mask non-empty and within the VCs.
+TEST(RouteEntryPredicate, PortsMasksAndNoRoute) {
+  const uint32_t all = 0x1f, no_east = 0x1f & ~(1u << kEast);
+  EXPECT_EQ(route_entry_fault({kNoRoute, 0}, 2, 0), RouteEntryFault::kNone);
+  EXPECT_EQ(route_entry_fault({kNoRoute, 0xffff}, 2, all), RouteEntryFault::kNone);
+  for (int p = 0; p < kNumPorts; ++p) {
+    EXPECT_EQ(route_entry_fault({(uint8_t)p, 3}, 2, all), RouteEntryFault::kNone) << p;
+    EXPECT_EQ(route_entry_fault({(uint8_t)p, 3}, 2, all & ~(1u << p)), RouteEntryFault::kPort) << p;
+  }
+  EXPECT_EQ(route_entry_fault({kEast, 1}, 2, no_east), RouteEntryFault::kPort);
+  EXPECT_EQ(route_entry_fault({5, 1}, 2, 0xff), RouteEntryFault::kPort);  // lane ports are never named
+  EXPECT_EQ(route_entry_fault({kNorth, 0}, 2, all), RouteEntryFault::kMask);
+  EXPECT_EQ(route_entry_fault({kNorth, 4}, 2, all), RouteEntryFault::kMask);
+  EXPECT_EQ(route_entry_fault({kNorth, 0x8000}, 16, all), RouteEntryFault::kNone);
+  EXPECT_EQ(route_entry_fault({kNorth, 0x8000}, 15, all), RouteEntryFault::kMask);
+  EXPECT_NE(route_entry_error("router 3", 9, {kNorth, 4}, 2).find("router 3: entry for destination 9"),
+            std::string::npos);
+}
+
+// The pipeline-register rule (models/noc/types.h pipeline_regs): the spec's table.
+TEST(PipelineRegs, MatchTheSpecTable) {
+  const int want[5][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}};
+  for (int p = 1; p <= kMaxPipeline; ++p) {
+    EXPECT_EQ(pipeline_regs(p).rc, want[p][0]) << p;
+    EXPECT_EQ(pipeline_regs(p).va, want[p][1]) << p;
+    EXPECT_EQ(pipeline_regs(p).sa, want[p][2]) << p;
+    EXPECT_EQ(pipeline_regs(p).rc + pipeline_regs(p).va + pipeline_regs(p).sa, p - 1) << p;
+  }
+}

@@ -19,7 +19,9 @@
 
 #include "models/collective/algorithms.h"
 #include "tb/allreduce_run.h"
+#include "Vfm_router_fm_pkg.h"
 #include "tb/rtl_mesh_router.h"
+#include "tb/rtl_ports.h"
 #include "tests/sim_util.h"
 
 using namespace fm;
@@ -238,6 +240,64 @@ TEST(RtlMesh, RefusesWhatTheRtlCannotBuild) {
   n.width = n.height = 9;  // 81 chips, the RTL table holds 64
   EXPECT_NE(rtl_mesh_config_error(n).find("--mesh 9x9"), std::string::npos);
   EXPECT_THROW(rtl_router_factory(n), std::invalid_argument);
+}
+
+// Chip ids: the model's are 32 bits, the RTL's kChipIdBits (fm_pkg::ChipW). A network
+// with more chips than that many bits can number is refused with a message that says so
+// (before the table-size check), and a flit whose chip id does not fit is refused by the
+// packer instead of being cut to another chip's id.
+TEST(RtlContract, ChipIdsThatDoNotFitAreRefused) {
+  static_assert(kChipIdBits == (int)Vfm_router_fm_pkg::ChipW, "the declared width is the RTL's");
+  NetworkConfig n;
+  n.width = 256;
+  n.height = 257;  // 65,792 chips: ids up to 65,791 need 17 bits
+  const std::string e = rtl_mesh_config_error(n);
+  EXPECT_NE(e.find("chip ids are 16 bits"), std::string::npos) << e;
+  EXPECT_THROW(rtl_router_factory(n), std::invalid_argument);
+  n.height = 256;  // 65,536 chips: the ids fit, the table does not
+  EXPECT_EQ(rtl_mesh_config_error(n).find("chip ids"), std::string::npos);
+  EXPECT_NE(rtl_mesh_config_error(n).find("route table holds"), std::string::npos);
+  Flit f;
+  f.src = 65535;
+  f.dst = 65535;
+  EXPECT_EQ(rtl::unpack_flit(rtl::pack_flit(f)).src, 65535u);
+  f.dst = 65536;
+  EXPECT_THROW(rtl::pack_flit(f), std::out_of_range);
+  f.dst = 1;
+  f.vc = 16;
+  EXPECT_THROW(rtl::pack_flit(f), std::out_of_range);
+}
+
+// pack_flit / unpack_flit are inverse on every field at its extremes, and the word
+// layout is the documented {packet, src, dst} / {seq, kind, vc}.
+TEST(RtlContract, FlitPackingRoundTrips) {
+  Flit f;
+  f.payload = 0xfedcba9876543210ull;
+  f.packet = 0xdeadbeef;
+  f.src = 0xabcd;
+  f.dst = 0x1234;
+  f.seq = 0xffff;
+  f.kind = kHeadTail;
+  f.vc = 15;
+  const rtl::FlitWords w = rtl::pack_flit(f);
+  EXPECT_EQ(w.meta, 0xdeadbeefabcd1234ull);
+  EXPECT_EQ(w.ctl, 0xffffu << 6 | 3u << 4 | 15u);
+  const Flit g = rtl::unpack_flit(w);
+  EXPECT_EQ(rtl::to_json(g), rtl::to_json(f));
+}
+
+// The RTL pins' configuration has NetworkConfig's defaults (there is no second set), and
+// those are fm_pkg's parameter defaults.
+TEST(RtlContract, OneSetOfRouterDefaults) {
+  const NetworkConfig n;
+  const rtl::RouterCfg c;
+  EXPECT_EQ(c.vcs, n.vcs);
+  EXPECT_EQ(c.buf, n.buf);
+  EXPECT_EQ(c.pipeline, n.pipeline);
+  EXPECT_EQ(c.islip, n.arbiter == Arbiter::ISlip);
+  EXPECT_EQ(n.vcs, (int)Vfm_router_fm_pkg::DefaultNumVcs);
+  EXPECT_EQ(n.buf, (int)Vfm_router_fm_pkg::DefaultBufDepth);
+  EXPECT_EQ(n.pipeline, (int)Vfm_router_fm_pkg::DefaultPipeline);
 }
 
 // `faultmesh traffic --rtl-routers` gives the SystemC run's results (every statistic but

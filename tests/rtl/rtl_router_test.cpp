@@ -137,7 +137,8 @@ template <class Cfg>
 class RtlRouter : public testing::Test {
  protected:
   static constexpr int V = Cfg::kVcs, B = Cfg::kBuf, P = Cfg::kPipeline;
-  static constexpr int kRegRc = P >= 3, kRegVa = P >= 4, kRegSa = P >= 2;
+  static constexpr int kRegRc = pipeline_regs(P).rc, kRegVa = pipeline_regs(P).va,
+                       kRegSa = pipeline_regs(P).sa;
   static constexpr uint16_t kAllVcs = (uint16_t)((1u << V) - 1);
 };
 
@@ -173,6 +174,63 @@ TYPED_TEST(RtlRouter, OneFlitPacketLocalToEast) {
   EXPECT_EQ(tr.cr_out[0].t, t0 + TestFixture::kRegRc + TestFixture::kRegVa);
   EXPECT_EQ(tr.cr_out[0].t, tr.out[0].t - TestFixture::kRegSa);  // the SA cycle
   EXPECT_EQ(tr.cr_out[0].vc, 0);
+}
+
+// Every port code and "no route" through the codec and the RTL's table: entries
+// dst 10 + p = {port p, mask {V-1}} for p = 0..4 and dst 20 = kNoRoute are written as
+// route_word() words. One-flit packets on L, VC 0, 4 cycles apart (B = 1 has its slot
+// back by then): the one to 10 + p leaves on port p at t + P - 1 with vc V-1, as in (a);
+// the one to dst 20 (third, at t = 11) is dropped in its arrival cycle, its slot credited
+// back on L in that cycle (the model's receive step), never leaves, and fails the RTL's
+// "no route" assertion; the packets after it are unaffected.
+TYPED_TEST(RtlRouter, EveryPortAndNoRouteThroughTheTable) {
+  constexpr int V = TestFixture::V, P = TestFixture::P;
+  for (int p = 0; p < kNumPorts; ++p) {  // the codec on its own
+    const RouteEntry e{(uint8_t)p, (uint16_t)(1u << (V - 1))};
+    RouteEntry d;
+    ASSERT_TRUE(route_from_word(route_word(e), &d));
+    EXPECT_EQ(d.port, p);
+    EXPECT_EQ(d.vc_mask, e.vc_mask);
+  }
+  std::vector<std::pair<ChipId, RouteEntry>> table;
+  for (int p = 0; p < kNumPorts; ++p) table.push_back({(ChipId)(10 + p), RouteEntry{(uint8_t)p, (uint16_t)(1u << (V - 1))}});
+  table.push_back({20, RouteEntry{kNoRoute, 0}});
+  // Sends: t = 3, 7, 11 (dst 20), 15, 19, 23 -> dsts 10, 11, 20, 12, 13, 14.
+  const std::vector<ChipId> dsts = {10, 11, 20, 12, 13, 14};
+  std::vector<Flit> sent;
+  for (size_t i = 0; i < dsts.size(); ++i)
+    sent.push_back(make_flit(payload_of((uint32_t)i, 0), (uint32_t)i, 0x42, dsts[i], 0, kHeadTail, 0));
+  const Stimulus stim = [=](int t, const std::vector<CycleOut>& past, CycleIn* in) {
+    return_credits(t, past, in);
+    if (t >= 3 && (t - 3) % 4 == 0 && (size_t)(t - 3) / 4 < sent.size()) in->send(kLocal, sent[(t - 3) / 4]);
+  };
+  const auto j = test::in_child([&] {
+    Verilated::threadContextp()->fatalOnError(false);
+    RouterBench<Vfm_router> bench("bench", TypeParam::pins(), table, stim, 40);
+    sc_core::sc_start();
+    nlohmann::json r = bench.to_json_trace();
+    r["rtl_error"] = Verilated::threadContextp()->gotError();
+    return r;
+  });
+  ASSERT_TRUE(j.contains("finished") && j.at("finished") == true);
+  EXPECT_TRUE(j.at("rtl_error") == true) << "the no-route head must fail the RTL's assertion";
+  const std::vector<Event> out = events_from(j.at("out"), true), cr = events_from(j.at("cr_out"), false);
+  ASSERT_EQ(out.size(), 5u);
+  for (size_t i = 0, k = 0; i < dsts.size(); ++i) {
+    const int t = 3 + 4 * (int)i;
+    if (dsts[i] == 20) continue;
+    EXPECT_EQ(out[k].port, (int)dsts[i] - 10) << "dst " << dsts[i];
+    EXPECT_EQ(out[k].t, t + P - 1) << "dst " << dsts[i];
+    expect_same_flit(out[k].flit, sent[i], V - 1, "dst " + std::to_string(dsts[i]));
+    ++k;
+  }
+  ASSERT_EQ(cr.size(), 6u);  // one per packet, the dropped one's in its arrival cycle
+  for (size_t i = 0; i < dsts.size(); ++i) {
+    EXPECT_EQ(cr[i].port, kLocal);
+    EXPECT_EQ(cr[i].vc, 0);
+    EXPECT_EQ(cr[i].t, 3 + 4 * (int)i + (dsts[i] == 20 ? 0 : TestFixture::kRegRc + TestFixture::kRegVa))
+        << "dst " << dsts[i];
+  }
 }
 
 // (b) A 4-flit packet (kinds 1, 0, 0, 2; seq 0..3) arrives on W, input VC V-1, one flit

@@ -16,6 +16,8 @@
 #include <random>
 #include <tuple>
 
+#include <verilated.h>
+
 #include "Vfm_router.h"
 #include "models/noc/clock.h"
 #include "models/noc/link.h"
@@ -160,6 +162,51 @@ nlohmann::json run_model(const TrafficParams& tp, const std::vector<RouteEntry>&
   });
 }
 
+// Drives the model router's input links from a script (flit i sent in cycle t_i, so it
+// arrives in t_i + 1), ejects everything on its outputs and returns each flit's credit at
+// once, recording the same trace as TrafficUnit.
+class ScriptUnit : public sc_core::sc_module, public Clocked {
+ public:
+  SC_HAS_PROCESS(ScriptUnit);
+  struct Send {
+    Cycle t;
+    int port;
+    Flit f;
+  };
+  ScriptUnit(sc_core::sc_module_name name, Clock& clk, std::vector<Send> script)
+      : sc_module(name), Clocked(clk), script_(std::move(script)) {
+    SC_METHOD(cycle);
+    sensitive << clk.tick();
+    dont_initialize();
+  }
+  Link* in[kNumPorts] = {};
+  Link* out[kNumPorts] = {};
+  nlohmann::json trace = {{"in", nlohmann::json::array()},
+                          {"cr_in", nlohmann::json::array()},
+                          {"out", nlohmann::json::array()},
+                          {"cr_out", nlohmann::json::array()}};
+
+ private:
+  void cycle() {
+    const Cycle t = clk_.now();
+    for (int p = 0; p < kNumPorts; ++p) {
+      Flit f;
+      if (out[p]->receive(t, &f)) {
+        trace["out"].push_back({{"t", t - 1}, {"port", p}, {"flit", to_json(f)}});
+        out[p]->send_credit(f.vc, t);
+        trace["cr_in"].push_back({{"t", t + 1}, {"port", p}, {"vc", f.vc}});
+      }
+      for (int v; (v = in[p]->receive_credit(t)) >= 0;) trace["cr_out"].push_back({{"t", t - 1}, {"port", p}, {"vc", v}});
+    }
+    for (const Send& s : script_)
+      if (s.t == t) {
+        in[s.port]->send(s.f, t);
+        trace["in"].push_back({{"t", t + 1}, {"port", s.port}, {"flit", to_json(s.f)}});
+      }
+  }
+  std::vector<Send> script_;
+};
+
 struct Ev {
   long t;
   int port;
@@ -194,6 +241,16 @@ std::string diff(const std::vector<Ev>& model, const std::vector<Ev>& rtl, const
            std::to_string(rtl.size());
   return "";
 }
+
+// The no-route agreement test's set-up: V2 B4 P3, table {0: L, 1: E, 2: no route,
+// 3: N}, and the sends (model cycle, input port, dst, VC; each arrives a cycle later).
+struct RtlVsModelNoRouteCfg {
+  int vcs = 2, buf = 4, pipeline = 3, cycles = 40;
+  std::vector<RouteEntry> routes = {{kLocal, 3}, {kEast, 3}, {kNoRoute, 0}, {kNorth, 3}};
+  std::vector<std::tuple<int, int, int, int>> sends = {
+      {2, kLocal, 2, 0}, {4, kLocal, 1, 0}, {9, kLocal, 2, 1}, {12, kNorth, 1, 1},
+      {13, kNorth, 3, 0}, {20, kLocal, 0, 1}};
+};
 
 }  // namespace
 
@@ -245,4 +302,85 @@ TYPED_TEST(RtlVsModel, RandomTrafficReplayMatchesCycleForCycle) {
     EXPECT_EQ(diff(mo, ro, "flit"), "") << "seed " << seed;
     EXPECT_EQ(diff(mc, rc, "credit"), "") << "seed " << seed;
   }
+}
+
+// A head flit whose destination has no route (kNoRoute, a dead chip): the model drops it
+// with a violation and credits its slot back in its arrival cycle; the RTL, whose table
+// holds the no-route word, drops it with an assertion and sends the same credit in the
+// same cycle. One-flit packets on L and N (V2 B4 P3) to dst 1 (route E) and dst 2 (no
+// route), never in a cycle where the same input also switches a flit; every departure
+// and every credit must be identical, and both must flag the dropped heads.
+TEST(RtlVsModelNoRoute, DroppedAndCreditedInTheSameCycle) {
+  const RtlVsModelNoRouteCfg c;
+  const nlohmann::json m = test::in_child([&] {
+    NetworkConfig cfg;
+    cfg.vcs = c.vcs;
+    cfg.buf = c.buf;
+    cfg.pipeline = c.pipeline;
+    Clock clk("clock", sc_core::sc_time(cfg.cycle_ns(), sc_core::SC_NS));
+    Router router("router", cfg, 0, clk);
+    std::vector<ScriptUnit::Send> script;
+    uint32_t packet = 0;
+    for (const auto& [t, port, dst, vc] : c.sends) {
+      Flit f;
+      f.packet = packet++;
+      f.src = 7;
+      f.dst = (ChipId)dst;
+      f.kind = kHeadTail;
+      f.vc = (uint8_t)vc;
+      f.payload = 0x5555 + packet;
+      script.push_back({(Cycle)t, port, f});
+    }
+    ScriptUnit tb("tb", clk, script);
+    std::vector<std::unique_ptr<Link>> links;
+    for (int p = 0; p < kNumPorts; ++p) {
+      links.push_back(std::make_unique<Link>(("in" + std::to_string(p)).c_str(), 1, 1, c.vcs * c.buf));
+      links.back()->bind(&tb, p, &router, p);
+      router.connect_in((Port)p, links.back().get());
+      tb.in[p] = links.back().get();
+      links.push_back(std::make_unique<Link>(("out" + std::to_string(p)).c_str(), 1, 1, c.vcs * c.buf));
+      links.back()->bind(&router, p, &tb, p);
+      router.connect_out((Port)p, links.back().get());
+      tb.out[p] = links.back().get();
+    }
+    RouteTable table(4);
+    for (int d = 0; d < 4; ++d) table.set(d, c.routes[d]);
+    const std::string e = router.load_table(table);
+    if (!e.empty()) throw std::runtime_error(e);
+    sc_core::sc_start(clk.period() * (double)c.cycles);
+    nlohmann::json j = tb.trace;
+    j["violations"] = router.violations();
+    j["first_violation"] = router.first_violation();
+    return j;
+  });
+  ASSERT_TRUE(m.contains("in")) << "model run failed";
+  EXPECT_EQ(m.at("violations").get<int>(), 2);
+  EXPECT_NE(m.at("first_violation").get<std::string>().find("which has no route"), std::string::npos);
+  std::vector<CycleIn> arrivals(c.cycles);
+  for (const auto& e : m.at("in")) arrivals[e.at("t").get<long>()].send((Port)e.at("port").get<int>(), flit_from_json(e.at("flit")));
+  for (const auto& e : m.at("cr_in")) {
+    const long t = e.at("t");
+    if (t < c.cycles) arrivals[t].credit[e.at("port").get<int>()] = e.at("vc");
+  }
+  std::vector<std::pair<ChipId, RouteEntry>> table;
+  for (int d = 0; d < 4; ++d) table.push_back({(ChipId)d, c.routes[d]});
+  const nlohmann::json r = test::in_child([&] {
+    Verilated::threadContextp()->fatalOnError(false);
+    RouterBench<Vfm_router> bench(
+        "bench", RouterCfg{c.vcs, c.buf, c.pipeline, false}, table,
+        [&](int t, const std::vector<CycleOut>&, CycleIn* in) { *in = arrivals[t]; }, c.cycles);
+    sc_core::sc_start();
+    nlohmann::json j = bench.to_json_trace();
+    j["rtl_error"] = Verilated::threadContextp()->gotError();
+    return j;
+  });
+  ASSERT_TRUE(r.contains("out")) << "RTL run failed";
+  EXPECT_TRUE(r.at("rtl_error").get<bool>()) << "the RTL must flag the no-route heads";
+  const long end = c.cycles - 2;
+  const auto mo = events(m.at("out"), end), ro = events(r.at("out"), end);
+  const auto mc = events(m.at("cr_out"), end), rc = events(r.at("cr_out"), end);
+  EXPECT_EQ(mo.size(), 4u);  // the four routed packets
+  EXPECT_EQ(mc.size(), 6u);  // a credit for every packet, dropped or not
+  EXPECT_EQ(diff(mo, ro, "flit"), "");
+  EXPECT_EQ(diff(mc, rc, "credit"), "");
 }
