@@ -159,7 +159,7 @@ class Link : public sc_core::sc_module {
   uint64_t flits_sent() const { return sent_; }
   uint64_t dropped_flits() const { return dropped_flits_; }
   uint64_t dropped_credits() const { return dropped_credits_; }
-  // Marks the link failed (later issues' fault controller); what is in flight is lost.
+  // Marks the link failed (the fault controller); what is in flight is lost.
   void fail() {
     failed_ = true;
     for (uint32_t i = 0; i <= fmask_; ++i) {

@@ -78,7 +78,7 @@ enum FlitKind : uint8_t { kBody = 0, kHead = 1, kTail = 2, kHeadTail = 3 };
 // (src, packet): `packet` is the source's own sequence number, so ids do not depend on
 // the order in which processes run.
 struct Flit {
-  uint64_t payload = 0;  // data word (verification mode, later issues); 0 in traffic runs
+  uint64_t payload = 0;  // data word (allreduce verification mode); 0 in traffic runs
   uint32_t packet = 0;   // per-source packet sequence number
   ChipId src = 0;
   ChipId dst = 0;
