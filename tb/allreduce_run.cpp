@@ -60,7 +60,7 @@ nlohmann::ordered_json view_json(const Config& cfg, Network& net, const LinkWind
   if (last && last.get() != &first) {
     Cycle from = start_cycle;
     for (const TimelineEvent& e : timeline)
-      if (e.what.rfind("restart:", 0) == 0) from = e.cycle;
+      if (e.kind == EventKind::Restart) from = e.cycle;
     for (ChipId c = 0; c < (ChipId)t.chips(); ++c) dead[c] = host.faults().chip_dead(c);
     roles.push_back(chip_roles_json(last->schedule(), t, dead, from, coll::to_string(cfg.recovery.restart_algo)));
   }
@@ -250,7 +250,7 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
     if (tracer && ctl && ctl->timeline().size() > fault_marks) {
       for (; fault_marks < ctl->timeline().size(); ++fault_marks) {
         const TimelineEvent& e = ctl->timeline()[fault_marks];
-        if (e.what.rfind("fault:", 0) == 0) tracer->fault_event(e.cycle, e.what);
+        if (e.kind == EventKind::Fault) tracer->fault_event(e.cycle, e.what);
       }
     }
     if (drv.done() % window == 0 || host.finished()) {
@@ -327,14 +327,14 @@ void measure(Machine& m, const LinkWindows& link_windows, bool ok, Cycle done, A
   r.view = view_json(cfg, *net, link_windows, ctl, first, host, r.start_cycle, r.timeline);
   if (!ok || !host.error().empty()) {
     if (ok) {
-      r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().what == "partitioned"
+      r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().kind == EventKind::Partitioned
                           ? "partitioned" : "refused";
       r.message = host.error();
     }
     r.end_cycle = ok ? (Cycle)std::llround(host.gave_up_at() / period) : done;
     r.cycles = host.collective_started() ? r.end_cycle - r.start_cycle : 0;
     r.time_us = r.cycles * cfg.net.cycle_ns() / 1000.0;
-    if (ctl) r.timeline.push_back({r.end_cycle, "stopped: " + r.stop_reason});
+    if (ctl) r.timeline.push_back({r.end_cycle, EventKind::Stopped, "stopped: " + r.stop_reason});
     return;
   }
   const coll::Schedule& sched = run->schedule();
@@ -342,7 +342,7 @@ void measure(Machine& m, const LinkWindows& link_windows, bool ok, Cycle done, A
   for (int c = 0; c < n; ++c)
     if (chips[c] && !fin.chip_dead(c)) r.end_cycle = std::max(r.end_cycle, chips[c]->engine().done_cycle());
   r.cycles = r.end_cycle - r.start_cycle;
-  if (ctl) r.timeline.push_back({r.end_cycle, "complete"});
+  if (ctl) r.timeline.push_back({r.end_cycle, EventKind::Complete, "complete"});
   const double cns = cfg.net.cycle_ns();
   r.time_us = r.cycles * cns / 1000.0;
   r.step_time_us = cfg.chip.compute_us + r.time_us;

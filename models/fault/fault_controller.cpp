@@ -29,7 +29,7 @@ Cycle FaultController::now() const {
   return (Cycle)std::llround(sc_core::sc_time_stamp() / net_.clock().period());
 }
 
-void FaultController::log(const std::string& what) { timeline_.push_back({now(), what}); }
+void FaultController::log(EventKind kind, const std::string& what) { timeline_.push_back({now(), kind, what}); }
 
 Drops FaultController::drops() const {
   Drops d;
@@ -102,7 +102,7 @@ void FaultController::apply(size_t i) {
       if (f->link_dead(c, (Port)p)) net_.fail_link(c, (Port)p);
   faults_ = f;
   fault_cycle_.push_back(now());
-  log("fault: " + to_string(cfg_.net.faults.timed[i]));
+  log(EventKind::Fault, "fault: " + to_string(cfg_.net.faults.timed[i]));
 }
 
 bool FaultController::drain_and_flush() {
@@ -127,7 +127,7 @@ bool FaultController::drain_and_flush() {
   }
   const uint64_t n = net_.flush_all();
   flushed_ += n;
-  log(empty ? "drained: network empty" : "drain stalled: flushed " + std::to_string(n) + " flit(s) of packets cut by the failure");
+  log(EventKind::Drained, empty ? "drained: network empty" : "drain stalled: flushed " + std::to_string(n) + " flit(s) of packets cut by the failure");
   return empty;
 }
 
@@ -192,7 +192,7 @@ void FaultController::detector() {
     detected_faults_ = std::make_shared<FaultSet>(config_upto(detected_));
     std::string dead = detected_faults_->describe();
     while (!dead.empty() && dead.back() == ' ') dead.pop_back();
-    log("detected: " + which + (dead.empty() ? "" : "; dead chips " + dead));
+    log(EventKind::Detected, "detected: " + which + (dead.empty() ? "" : "; dead chips " + dead));
     detected_ev_.notify(sc_core::SC_ZERO_TIME);
   }
 }
@@ -214,7 +214,7 @@ bool FaultController::reroute(const std::shared_ptr<const FaultSet>& f, size_t u
     return false;
   }
   program_tables(rs.tables);
-  log("reconfigured: " + rs.scheme + " tables checked (connected, deadlock-free) and written to " +
+  log(EventKind::Reconfigured, "reconfigured: " + rs.scheme + " tables checked (connected, deadlock-free) and written to " +
       std::to_string(f->live_chips()) + " routers");
   return true;
 }
@@ -240,7 +240,7 @@ void FaultController::recover() {
       const std::shared_ptr<const FaultSet> f = detected_faults_;
       const std::string cut = f->connectivity();
       if (!cut.empty()) {
-        log("partitioned");
+        log(EventKind::Partitioned, "partitioned");
         stop("the failures partition the machine: " + cut);
         return;
       }
@@ -252,7 +252,7 @@ void FaultController::recover() {
         if (!reroute(f, upto)) return;
         host_.set_faults(f);
         host_.hold_start(false);
-        log("no restart: the collective has not started; it will start on " +
+        log(EventKind::NoRestart, "no restart: the collective has not started; it will start on " +
             std::to_string(f->live_chips()) + " live chips");
         handled_ = (int)upto;
         continue;
@@ -262,7 +262,7 @@ void FaultController::recover() {
                                        (lost > drops_seen || host_.touched_by(*f)));
       drops_seen = lost;
       if (!touched) {
-        log(host_.collective_running()
+        log(EventKind::NoRestart, host_.collective_running()
                 ? "no restart: no participant died, no flit was lost, no route in use crosses the failure"
                 : "no restart: no collective running");
         handled_ = (int)upto;
@@ -270,7 +270,7 @@ void FaultController::recover() {
       }
       if (!aborted) {
         host_.abort_all();
-        log("abort: collective aborted on every live chip");
+        log(EventKind::Abort, "abort: collective aborted on every live chip");
         aborted = true;
       }
       drain_and_flush();
@@ -278,7 +278,7 @@ void FaultController::recover() {
       if (detected_ != upto) continue;  // detected during this round: include it first
       handled_ = (int)upto;
       ++restarts_;
-      log(std::string("restart: ") + coll::to_string(cfg_.recovery.restart_algo) + " on " +
+      log(EventKind::Restart, std::string("restart: ") + coll::to_string(cfg_.recovery.restart_algo) + " on " +
           std::to_string(f->live_chips()) + " live chips");
       host_.restart(f);
       aborted = false;

@@ -59,8 +59,25 @@ class RecoveryHost {
   virtual void give_up(const std::string& why) = 0;
 };
 
+// What a timeline event records. Code that reacts to events (the tracer's fault marks,
+// the stop reason, the roles after a restart) goes by the kind; `what` is the text the
+// JSON's timeline and the summary show.
+enum class EventKind : uint8_t {
+  Fault,         // a failure happened
+  Detected,      // the controller learnt of it
+  Drained,       // the network is empty (or stalled packets were flushed)
+  Reconfigured,  // new tables checked and written
+  Partitioned,   // the failures cut the machine: the run stops
+  NoRestart,     // the failure did not touch the running collective
+  Abort,         // the collective was aborted on every live chip
+  Restart,       // the collective restarted on the live chips
+  Complete,      // the last live chip finished
+  Stopped,       // the run stopped early (its stop reason follows)
+};
+
 struct TimelineEvent {
   Cycle cycle;
+  EventKind kind;
   std::string what;
 };
 
@@ -118,7 +135,7 @@ class FaultController : public sc_core::sc_module {
   void stop(const std::string& why);
   void program_tables(const std::vector<RouteTable>& tables);
   Cycle now() const;
-  void log(const std::string& what);
+  void log(EventKind kind, const std::string& what);
 
   const Config& cfg_;
   Network& net_;
