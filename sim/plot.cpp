@@ -24,7 +24,6 @@
 #include <set>
 #include <sstream>
 
-#include "models/noc/fault_set.h"
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/plot.h"
@@ -328,49 +327,27 @@ void allreduce_figures(Plotter& pl, const Results& r) {
 // chips as outlined squares, failed chips filled dark, failed links dashed grey.
 void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::string& label) {
   const Json& cfg = res["config"];
-  int W, H, bw = 2, bh = 2;
+  int W, H;
   if (!parse_wxh(text(cfg["mesh"]), &W, &H)) return;
-  parse_wxh(text(cfg.value("board", Json("2x2"))), &bw, &bh);  // 2x2 unless it reads
+  // What was dead when the run ended, as the result lists it (dead_chips, dead_links:
+  // faults before the run, from files too, and failures during it).
   std::set<std::pair<int, int>> dead;
-  for (const auto& c : cfg.value("fail-chip", Json::array())) {
-    Coord k;
-    if (parse_coord(text(c), &k)) dead.insert({k.x, k.y});
-  }
-  for (const auto& c : cfg.value("fail-board", Json::array())) {
-    Coord k;
-    if (parse_coord(text(c), &k))
-      for (int i = 0; i < bw; ++i)
-        for (int j = 0; j < bh; ++j) dead.insert({k.x * bw + i, k.y * bh + j});
-  }
-  // Failures during the run (allreduce --fail-at WHEN:chip|board|link:...) are drawn too:
-  // the heatmap shows the machine as it ended.
-  Json mid_links = Json::array();
-  for (const auto& f : cfg.value("fail-at", Json::array())) {
-    const std::string s = text(f);
-    const size_t a = s.find(':'), b = a == std::string::npos ? a : s.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    const std::string kind = s.substr(a + 1, b - a - 1), where = s.substr(b + 1);
-    Coord k;
-    if (kind == "link") mid_links.push_back(where);
-    else if (parse_coord(where, &k) && kind == "chip") dead.insert({k.x, k.y});
-    else if (parse_coord(where, &k) && kind == "board")
-      for (int i = 0; i < bw; ++i)
-        for (int j = 0; j < bh; ++j) dead.insert({k.x * bw + i, k.y * bh + j});
-  }
+  for (const auto& c : res.value("dead_chips", Json::array())) dead.insert({c.value("x", -1), c.value("y", -1)});
   const std::map<char, std::pair<int, int>> dir = {{'N', {0, 1}}, {'E', {1, 0}}, {'S', {0, -1}}, {'W', {-1, 0}}};
-  std::set<std::tuple<int, int, char>> failed;  // failed link directions
+  std::set<std::tuple<int, int, char>> failed, failed_alone;  // dead link directions; of them, not with a chip
+  for (const auto& l : res.value("dead_links", Json::array())) {
+    const std::string p = text(l["port"]);
+    if (p.size() != 1 || !dir.count(p[0])) continue;
+    failed.insert({l.value("x", 0), l.value("y", 0), p[0]});
+    if (text(l["cause"]) == "link") failed_alone.insert({l.value("x", 0), l.value("y", 0), p[0]});
+  }
+  // A link that failed itself (not with its chip) is drawn dashed: from its chip, or for
+  // a link dead both ways once, from the west or south end (east or north).
   std::ostringstream fl;
-  Json all_links = cfg.value("fail-link", Json::array());
-  for (const auto& l : mid_links) all_links.push_back(l);
-  for (const auto& l : all_links) {
-    LinkFault lf;
-    if (!parse_link_fault(text(l), &lf)) continue;
-    const int x = lf.at.x, y = lf.at.y;
-    const char d = port_name(lf.dir)[0];
+  for (const auto& [x, y, d] : failed_alone) {
     const auto [dx, dy] = dir.at(d);
-    failed.insert({x, y, d});
     const char opp = d == 'N' ? 'S' : d == 'S' ? 'N' : d == 'E' ? 'W' : 'E';
-    if (lf.both) failed.insert({x + dx, y + dy, opp});
+    if ((d == 'W' || d == 'S') && failed_alone.count({(x + dx + W) % W, (y + dy + H) % H, opp})) continue;
     fl << x + dx * 0.25 << " " << y + dy * 0.25 << " " << dx * 0.5 << " " << dy * 0.5 << "\n";
   }
   std::ostringstream links;
