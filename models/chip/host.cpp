@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "models/collective/algorithms.h"
+#include "models/routing/walk.h"
 
 namespace fm {
 
@@ -62,14 +63,11 @@ bool Host::touched_by(const FaultSet& f) const {
   for (const coll::Xfer& x : s.xfers) pairs.push_back({x.src, x.dst});
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  const Topology2D& t = f.topology();
   for (const auto& [a, b] : pairs) {
-    ChipId c = a;
-    for (int hop = 0; c != b && hop <= t.chips(); ++hop) {
-      const uint8_t p = net_.router(c).route_port(b);
-      if (p >= kNumNetPorts || f.link_dead(c, (Port)p)) return true;
-      c = (ChipId)t.neighbour(c, (Port)p);
-    }
+    const Walk w = for_each_hop(
+        f.topology(), a, b, [&](ChipId c) { return net_.router(c).route_port(b); },
+        [&](ChipId c, Port p) { return !f.link_dead(c, p); });
+    if (w == Walk::NoPort || w == Walk::Stopped) return true;
   }
   return false;
 }

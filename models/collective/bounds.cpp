@@ -7,6 +7,7 @@
 #include <string>
 
 #include "models/collective/algorithms.h"
+#include "models/routing/walk.h"
 
 namespace fm::coll {
 
@@ -18,17 +19,17 @@ ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
   L.chip_hbm_words.assign(chips, 0);
   L.chip_reduce_words.assign(chips, 0);
   for (const Xfer& x : s.xfers) {
-    ChipId c = x.src;
     int hops = 0;
-    while (c != x.dst) {
-      const uint8_t port = tables[c].lookup(x.dst).port;
-      const long n = port < kNumNetPorts ? t.neighbour(c, (Port)port) : -1;
-      if (n < 0 || ++hops > chips)
-        throw ConfigError("schedule_load: the route tables do not lead from chip " +
-                          std::to_string(x.src) + " to chip " + std::to_string(x.dst));
-      L.link_words[(size_t)c * kNumNetPorts + port] += x.len;
-      c = (ChipId)n;
-    }
+    const Walk w = for_each_hop(
+        t, x.src, x.dst, [&](ChipId c) { return tables[c].lookup(x.dst).port; },
+        [&](ChipId c, Port port) {
+          L.link_words[(size_t)c * kNumNetPorts + port] += x.len;
+          ++hops;
+          return true;
+        });
+    if (w != Walk::Arrived)
+      throw ConfigError("schedule_load: the route tables do not lead from chip " + std::to_string(x.src) +
+                        " to chip " + std::to_string(x.dst));
     L.max_hops = std::max(L.max_hops, hops);
     L.chip_hbm_words[x.src] += x.len;
     L.chip_hbm_words[x.dst] += x.reduce ? 2ull * x.len : x.len;

@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "models/routing/dor.h"
+#include "models/routing/walk.h"
 
 namespace fm {
 
@@ -34,15 +35,17 @@ RouteSet dor(const NetworkConfig& n, const FaultSet& f) {
     for (int s = 0; s < t.chips(); ++s) {
       if (f.chip_dead(s)) continue;
       std::vector<int> path;
-      for (int c = s; !ok[c];) {
-        const Port p = (Port)rs.tables[c].lookup(d).port;
-        if (f.link_dead(c, p))
-          throw ConfigError("--routing " + rs.scheme + ": the faults block dimension-order routing from " +
-                            at(t, s) + " to " + at(t, d) + " at " + at(t, c) + " going " +
-                            port_name(p) + "; use --routing lash (or auto, the default)");
-        path.push_back(c);
-        c = (int)t.neighbour(c, p);
-      }
+      for_each_hop(
+          t, s, d, [&](ChipId c) { return rs.tables[c].lookup(d).port; },
+          [&](ChipId c, Port p) {
+            if (ok[c]) return false;  // the rest of the way is checked already
+            if (f.link_dead(c, p))
+              throw ConfigError("--routing " + rs.scheme + ": the faults block dimension-order routing from " +
+                                at(t, s) + " to " + at(t, d) + " at " + at(t, c) + " going " +
+                                port_name(p) + "; use --routing lash (or auto, the default)");
+            path.push_back(c);
+            return true;
+          });
       for (int c : path) ok[c] = 1;
     }
   }
