@@ -1,6 +1,7 @@
 // The one configuration struct of faultmesh. Every module reads its parameters from
-// here; the CLI (sim/cli.cpp) fills it from options and config files, and results
-// files echo it back in full so that a run can be reproduced from its output.
+// here; the CLI (sim/cli.cpp) fills it from options and config files through the
+// declared schema of tb/config_schema.h, and results files echo it back in full so that
+// a run can be reproduced from its output.
 #pragma once
 #include <cstdint>
 #include <iosfwd>
@@ -166,9 +167,8 @@ struct Config {
   RecoveryConfig recovery;
 };
 
-// Checks every value and their consistency. Returns "" when valid, otherwise one line
-// naming the option (by its command-line spelling) and the allowed values.
-std::string validate(const Config& c);
+// Every parameter's option, default, range and echo are declared in tb/config_schema.h,
+// which also validates a Config (validate()).
 
 // Whether a run verifies: Verify::On/Off as given, Auto when the data words of all
 // chips fit in 1 GiB.

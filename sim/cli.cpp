@@ -14,6 +14,7 @@
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
 #include "sim/view.h"
+#include "tb/config_schema.h"
 #include "tb/traffic_run.h"
 
 namespace fm {
@@ -39,6 +40,8 @@ const char* kUsage =
     "  plot           draw the figures a sweep's results support (gnuplot PNG + SVG)\n"
     "  view           one self-contained HTML page of a run (or two side by side): the\n"
     "                 mesh, the holes, the link load over time, the timeline\n"
+    "  options        every simulation parameter: option, default, range, unit and its key\n"
+    "                 in the result (the table of docs/options.md)\n"
     "  report paper   the paper's experiment: allreduce around holes on 512/1024 chips,\n"
     "                 training step and availability, docs/results.md with figures\n"
     "\n"
@@ -94,6 +97,18 @@ int cmd_traffic(const std::vector<std::string>& args) {
                     r.stop_reason, r.message);
 }
 
+// `faultmesh options`: the declared schema's parameter table (tb/config_schema.h), the
+// same text docs/options.md holds.
+int cmd_options(const std::vector<std::string>& args) {
+  po::options_description none;
+  po::variables_map vm;
+  if (!parse_args(args, none,
+                  "usage: faultmesh options\nEvery simulation parameter as a Markdown table (docs/options.md).", &vm))
+    return kExitOk;
+  std::cout << params_markdown();
+  return kExitOk;
+}
+
 int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& summary,
                const char* indent, const RunOptions& ro, const WaveOptions& wave,
                const std::string& wave_note, bool ok, const std::string& stop_reason,
@@ -138,7 +153,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "plot") return cmd_plot(args);
     if (cmd == "view") return cmd_view(args);
     if (cmd == "report") return cmd_report(args);
-    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot | view | report");
+    if (cmd == "options") return cmd_options(args);
+    throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot | view | report | options");
   } catch (const UsageError& e) {
     std::cerr << "faultmesh: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -6,6 +6,7 @@
 
 #include "sim/cli.h"
 #include "sim/options.h"
+#include "tb/config_schema.h"
 #include "tb/cosim.h"
 
 namespace fm {
@@ -13,13 +14,16 @@ namespace fm {
 int cmd_cosim(const std::vector<std::string>& args) {
   const RtlBounds b = rtl_bounds();
   const auto range = [](int hi) { return " (1.." + std::to_string(hi) + ")"; };
+  // The router parameters keep the network's defaults and help (tb/config_schema.h);
+  // their ranges are the RTL build's.
+  const NetworkConfig d;
+  const auto help = [](const char* name) { return std::string(find_param(name)->help); };
   po::options_description desc("Co-simulation");
   desc.add_options()
-    ("vcs", po::value<int>()->default_value(2), ("virtual channels per port" + range(b.max_vcs)).c_str())
-    ("buf", po::value<int>()->default_value(4), ("buffer depth, flits per VC" + range(b.max_buf)).c_str())
-    ("pipeline", po::value<int>()->default_value(3),
-     ("router pipeline depth in cycles" + range(b.max_pipeline)).c_str())
-    ("arbiter", po::value<std::string>()->default_value("rr"), "arbiter pointer rule: rr | islip")
+    ("vcs", po::value<int>()->default_value(d.vcs), (help("vcs") + range(b.max_vcs)).c_str())
+    ("buf", po::value<int>()->default_value(d.buf), (help("buf") + range(b.max_buf)).c_str())
+    ("pipeline", po::value<int>()->default_value(d.pipeline), (help("pipeline") + range(b.max_pipeline)).c_str())
+    ("arbiter", po::value<std::string>()->default_value(to_string(d.arbiter)), (help("arbiter") + "; rr | islip").c_str())
     ("cycles", po::value<long long>()->default_value(100000), "cycles to simulate, >= 1")
     ("seed", po::value<long long>()->default_value(1), "stimulus seed, 0..4294967295")
     ("watchdog", po::value<long long>()->default_value(10000),

@@ -2,6 +2,7 @@
 
 #include "models/noc/fault_set.h"
 #include "sim/util/parse.h"
+#include "tb/config_schema.h"
 #include "tb/memory.h"
 
 #include <sys/stat.h>
@@ -107,74 +108,75 @@ void check_writable(const std::string& path, const char* option) {
                      "' does not exist or is not writable");
 }
 
-po::options_description network_options(const NetworkConfig& d) {
-  po::options_description o("Network and router");
-  o.add_options()
-    ("mesh", po::value<std::string>()->default_value(std::to_string(d.width) + "x" + std::to_string(d.height)),
-     "chips WxH (each 2..4096)")
-    ("topology", po::value<std::string>()->default_value(to_string(d.topology)),
-     "mesh | torus (torus adds wraparound links)")
-    ("board", po::value<std::string>()->default_value("2x2"), "chips per board WxH")
-    ("vcs", po::value<int>()->default_value(d.vcs), "virtual channels per port, 1..16 (torus: >= 2)")
-    ("local-ports", po::value<int>()->default_value(d.local_ports),
-     "local lanes between router and chip, 1..4 (4: one per ICI direction)")
-    ("buf", po::value<int>()->default_value(d.buf), "buffer depth per VC in flits, 1..256")
-    ("pipeline", po::value<int>()->default_value(d.pipeline),
-     "router pipeline depth in cycles, 1..4 (docs/router-microarchitecture.md)")
-    ("link-latency", po::value<int>()->default_value(d.link_latency),
-     "ICI link flit latency in cycles, 1..1000")
-    ("credit-latency", po::value<int>(),
-     "credit return latency in cycles, 1..1000 (default: = --link-latency)")
-    ("flit-bytes", po::value<int>()->default_value(d.flit_bytes), "flit size = link width, bytes")
-    ("link-bw", dbl(d.link_gbps),
-     "link bandwidth per direction, GB/s; cycle time = flit-bytes / link-bw")
-    ("arbiter", po::value<std::string>()->default_value(to_string(d.arbiter)),
-     "allocator pointer policy: rr | islip")
-    ("routing", po::value<std::string>()->default_value(to_string(d.routing)),
-     "xy (= dor) | yx | lash | fring | auto: xy without faults, lash with (docs/routing.md)")
-    ("fail-chip", po::value<std::vector<std::string>>()->composing(),
-     "failed chip x,y (repeatable)")
-    ("fail-board", po::value<std::vector<std::string>>()->composing(),
-     "failed board bx,by in board coordinates: all its chips (repeatable)")
-    ("fail-link", po::value<std::vector<std::string>>()->composing(),
-     "failed link x,y:D (D = N|E|S|W; both directions) or x,y:D:oneway (repeatable)")
-    ("fault-file", po::value<std::string>(),
-     "file of faults, one per line: chip x,y | board bx,by | link x,y:D [oneway]; # comments")
-    ("threads", po::value<std::string>()->default_value("auto"),
-     "worker threads evaluating each cycle, 1..256, or auto (the machine's cores); "
-     "results are the same for every count (docs/performance.md)")
-    ("mem-limit", po::value<std::string>()->default_value("auto"),
-     "refuse a run estimated to need more memory than this, e.g. 8GiB "
-     "(auto: what the machine has available now; docs/errors.md)");
+po::options_description schema_options(const char* title, Command cmd, bool (*in)(const Param&)) {
+  po::options_description o(title);
+  for (const Param& p : params()) {
+    if (!p.takes(cmd) || !in(p)) continue;
+    const std::string def = param_default(p, cmd);
+    const bool has_default = !def.empty() && !p.follows && !p.late && p.kind != ParamKind::List &&
+                             (p.default_text || p.echo || p.int_ref || p.real_ref || p.cycles_ref);
+    const std::string range = allowed_text(p);
+    std::string help = p.help;
+    if (!range.empty()) help += "; allowed " + range;
+    if (p.follows) help += " (default " + def + ")";
+    switch (p.kind) {
+      case ParamKind::Int:
+        o.add_options()(p.name, has_default ? po::value<int>()->default_value(std::stoi(def)) : po::value<int>(),
+                        help.c_str());
+        break;
+      case ParamKind::Real:
+        o.add_options()(p.name, dbl(std::stod(def)), help.c_str());
+        break;
+      case ParamKind::Cycles:  // signed: Boost reads "-1" into an unsigned type as 2^64-1
+        o.add_options()(p.name, po::value<long long>()->default_value(std::stoll(def)), help.c_str());
+        break;
+      case ParamKind::Text: {
+        po::typed_value<std::string>* v = po::value<std::string>();
+        if (has_default) v->default_value(def);
+        if (p.implicit) v->implicit_value(p.implicit);
+        o.add_options()(p.name, v, help.c_str());
+        break;
+      }
+      case ParamKind::List:
+        o.add_options()(p.name, po::value<std::vector<std::string>>()->composing(), help.c_str());
+        break;
+    }
+  }
   return o;
 }
 
+void rows_from(const po::variables_map& vm, Command cmd, bool late, Config* c) {
+  for (const Param& p : params()) {
+    if (!p.takes(cmd) || p.late != late) continue;
+    if (!vm.count(p.name)) {
+      if (p.follows && p.int_ref) p.int_ref(*c) = find_param(p.follows)->int_ref(*c);
+      continue;
+    }
+    switch (p.kind) {
+      case ParamKind::Int: p.int_ref(*c) = vm[p.name].as<int>(); break;  // validate() checks the range
+      case ParamKind::Real: p.real_ref(*c) = vm[p.name].as<double>(); break;
+      case ParamKind::Cycles: {
+        const long long v = vm[p.name].as<long long>();
+        const std::string e = range_error(p, v);  // before it is narrowed into the unsigned member
+        if (!e.empty()) throw UsageError(e);
+        p.cycles_ref(*c) = (uint64_t)v;
+        break;
+      }
+      case ParamKind::Text: apply_option(p, vm[p.name].as<std::string>(), c); break;
+      case ParamKind::List:
+        for (const std::string& s : vm[p.name].as<std::vector<std::string>>()) apply_option(p, s, c);
+        break;
+    }
+  }
+}
+
+po::options_description network_options(Command cmd) {
+  return schema_options("Network and router", cmd, [](const Param& p) { return p.section == Section::Network; });
+}
+
 po::options_description traffic_options() {
-  const Config d;
-  po::options_description o("Traffic and run phases");
-  o.add_options()
-    ("pattern", po::value<std::string>()->default_value(to_string(d.traffic.pattern)),
-     (std::string(kPatternNames)).c_str())
-    ("rate", dbl(d.traffic.rate),
-     "offered load, flits/node/cycle, 0..1 (Bernoulli)")
-    ("packet", po::value<std::string>()->default_value("4"),
-     "packet size in flits: N or A-B (uniform)")
-    ("hotspot", po::value<std::vector<std::string>>()->composing(),
-     "hotspot chip x,y (repeatable; for --pattern hotspot)")
-    ("hotspot-fraction", dbl(d.traffic.hotspot_fraction),
-     "share of packets sent to a hotspot, 0..1")
-    ("source", po::value<std::vector<std::string>>()->composing(),
-     "only chip x,y injects (repeatable; default every chip)")
-    ("warmup", po::value<long long>()->default_value((long long)d.run.warmup),
-     "warm-up cycles before measurement")
-    ("cycles", po::value<long long>()->default_value((long long)d.run.cycles),
-     "measurement window in cycles (injection continues through it)")
-    ("max-drain", po::value<long long>()->default_value((long long)d.run.max_drain),
-     "guard: most cycles to drain after injection stops")
-    ("watchdog", po::value<long long>()->default_value((long long)d.run.watchdog),
-     "guard: fail when no flit moves for this many cycles while flits wait")
-    ("seed", po::value<long long>()->default_value((long long)d.run.seed), "random seed, >= 0");
-  return o;
+  return schema_options("Traffic and run phases", Command::Traffic,
+                        [](const Param& p) { return p.section != Section::Network; });
 }
 
 po::options_description output_options() {
@@ -285,87 +287,14 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
   return true;
 }
 
-Config config_from(const po::variables_map& vm, bool check_network_memory) {
-  Config c;
-  NetworkConfig& n = c.net;
-  if (!parse_wxh(vm["mesh"].as<std::string>(), &n.width, &n.height))
-    throw UsageError("--mesh " + vm["mesh"].as<std::string>() + ": expected WxH, W and H whole numbers 2..4096, e.g. 16x16");
-  if (!parse_topology(vm["topology"].as<std::string>(), &n.topology))
-    throw UsageError("--topology " + vm["topology"].as<std::string>() + ": allowed mesh | torus");
-  if (!parse_wxh(vm["board"].as<std::string>(), &n.board_w, &n.board_h))
-    throw UsageError("--board " + vm["board"].as<std::string>() + ": expected WxH, W and H whole numbers >= 1 that fit in the mesh, e.g. 2x2");
-  n.vcs = vm["vcs"].as<int>();
-  n.local_ports = vm["local-ports"].as<int>();
-  n.buf = vm["buf"].as<int>();
-  n.pipeline = vm["pipeline"].as<int>();
-  n.link_latency = vm["link-latency"].as<int>();
-  n.credit_latency = vm.count("credit-latency") ? vm["credit-latency"].as<int>() : n.link_latency;
-  n.flit_bytes = vm["flit-bytes"].as<int>();
-  n.link_gbps = vm["link-bw"].as<double>();
-  if (!parse_arbiter(vm["arbiter"].as<std::string>(), &n.arbiter))
-    throw UsageError("--arbiter " + vm["arbiter"].as<std::string>() + ": allowed rr | islip");
-  if (!parse_routing(vm["routing"].as<std::string>(), &n.routing))
-    throw UsageError("--routing " + vm["routing"].as<std::string>() +
-                     ": allowed xy | dor | yx | lash | fring | auto");
-  for (const char* name : {"fail-chip", "fail-board"}) {
-    if (!vm.count(name)) continue;
-    for (const std::string& s : vm[name].as<std::vector<std::string>>()) {
-      Coord k;
-      if (!parse_coord(s, &k)) throw UsageError("--" + std::string(name) + " " + s + ": expected x,y");
-      (std::string(name) == "fail-chip" ? n.faults.chips : n.faults.boards).push_back(k);
-    }
-  }
-  if (vm.count("fail-link"))
-    for (const std::string& s : vm["fail-link"].as<std::vector<std::string>>()) {
-      LinkFault l;
-      if (!parse_link_fault(s, &l))
-        throw UsageError("--fail-link " + s + ": expected x,y:D or x,y:D:oneway with D one of N, E, S, W");
-      n.faults.links.push_back(l);
-    }
-  if (vm.count("pattern")) {
-    TrafficConfig& t = c.traffic;
-    if (!parse_pattern(vm["pattern"].as<std::string>(), &t.pattern))
-      throw UsageError("--pattern " + vm["pattern"].as<std::string>() + ": allowed " + kPatternNames);
-    t.rate = vm["rate"].as<double>();
-    const std::string packet = vm["packet"].as<std::string>();
-    if (!parse_int_range(packet, &t.packet_min, &t.packet_max))
-      throw UsageError("--packet " + packet + ": expected N or A-B flits");
-    if (!packet_sizes_ok(t.packet_min, t.packet_max))  // validate() would echo "0" as "0-0"
-      throw UsageError("--packet " + packet + ": " + kPacketAllowed);
-    for (const char* name : {"hotspot", "source"}) {
-      if (!vm.count(name)) continue;
-      for (const std::string& s : vm[name].as<std::vector<std::string>>()) {
-        Coord k;
-        if (!parse_coord(s, &k))
-          throw UsageError("--" + std::string(name) + " " + s + ": expected x,y");
-        (std::string(name) == "hotspot" ? t.hotspots : t.sources).push_back(k);
-      }
-    }
-    t.hotspot_fraction = vm["hotspot-fraction"].as<double>();
-    c.run.warmup = cycles_opt(vm, "warmup", 0);
-    c.run.cycles = cycles_opt(vm, "cycles", 1);
-    c.run.max_drain = cycles_opt(vm, "max-drain", 0);
-    c.run.watchdog = cycles_opt(vm, "watchdog", 1);
-    const long long seed = vm["seed"].as<long long>();
-    if (seed < 0) throw UsageError("--seed " + std::to_string(seed) + ": allowed a whole number >= 0");
-    c.run.seed = (uint64_t)seed;
-  }
-  const std::string err = validate(c);
+Config config_from(const po::variables_map& vm, Command cmd, bool check_network_memory) {
+  Config c = defaults_for(cmd);
+  rows_from(vm, cmd, /*late=*/false, &c);
+  const std::string err = validate(c, cmd);
   if (!err.empty()) throw UsageError(err);
-  // After validate (faults play no part in it): the file's places are checked against a
-  // valid mesh, line by line.
-  if (vm.count("fault-file")) read_fault_file(vm["fault-file"].as<std::string>(), &n.faults, &n);
-  const std::string th = vm["threads"].as<std::string>();
-  if (th != "auto") {
-    char* end = nullptr;
-    const long v = std::strtol(th.c_str(), &end, 10);
-    if (th.empty() || *end || v < 1 || v > 256)
-      throw UsageError("--threads " + th + ": allowed auto or a whole number 1..256");
-    c.run.threads = (int)v;
-  }
-  const std::string ml = vm["mem-limit"].as<std::string>();
-  if (ml != "auto" && !parse_bytes(ml, &c.run.mem_limit))
-    throw UsageError("--mem-limit " + ml + ": allowed auto or bytes, e.g. 8GiB");
+  // After validate: the fault files' and the timed failures' places are checked against
+  // a valid mesh, line by line.
+  rows_from(vm, cmd, /*late=*/true, &c);
   if (check_network_memory) check_memory(estimate_network_memory(c.net), c.run.mem_limit);
   return c;
 }

@@ -10,6 +10,7 @@
 #include "sim/cli.h"
 #include "sim/po_error.h"
 #include "sim/util/parse.h"  // parse_bytes, parse_wxh, parse_int_range
+#include "tb/config_schema.h"
 #include "tb/tracer.h"
 #include "tb/traffic_run.h"
 
@@ -21,10 +22,16 @@ namespace po = boost::program_options;
 // allowed >= LO cycles" below `lo`. Not an unsigned type: Boost reads "-1" into one as
 // 2^64-1 (--detect-cycles -1 ran with that).
 Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo);
-// Network, traffic and run options with their defaults taken from Config{}.
-// defaults: what the command uses when an option is not given (Config{} for most).
-po::options_description network_options(const NetworkConfig& defaults = NetworkConfig{});
+// The options of the declared schema (tb/config_schema.h) that a command takes, in
+// --help's groups: the network rows (every command with a network), and traffic's own.
+po::options_description network_options(Command cmd = Command::Traffic);
 po::options_description traffic_options();
+// The schema rows `cmd` takes and `in` selects, as one --help group titled `title`.
+po::options_description schema_options(const char* title, Command cmd, bool (*in)(const Param&));
+// Reads the rows `cmd` takes that were given (or have a default) from vm into *c: those
+// read before validate() (late false) or after it (late true: fault files and failures
+// during the run, whose places need a valid mesh). Throws UsageError naming the option.
+void rows_from(const po::variables_map& vm, Command cmd, bool late, Config* c);
 po::options_description output_options();
 
 // Parses args against `desc` (plus --config and --help), merging a config file when
@@ -32,10 +39,11 @@ po::options_description output_options();
 // Throws UsageError on any bad input.
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const std::string& usage, po::variables_map* vm);
-// Builds and validates the Config from parsed options; throws UsageError. Ends with the
+// Builds and validates the Config of `cmd` from parsed options: the command's defaults,
+// every given row, validate(), then the late rows; throws UsageError. Ends with the
 // network's memory estimate against --mem-limit unless `check_network_memory` is false
 // (allreduce_config_from checks its whole estimate instead).
-Config config_from(const po::variables_map& vm, bool check_network_memory = true);
+Config config_from(const po::variables_map& vm, Command cmd = Command::Traffic, bool check_network_memory = true);
 Outputs outputs_from(const po::variables_map& vm);
 
 // Waveform options (docs/waveforms.md): --vcd/--fst FILE, --wave-from/--wave-to,

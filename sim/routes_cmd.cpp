@@ -49,7 +49,7 @@ int cmd_routes(const std::vector<std::string>& args) {
     ("draw-to", po::value<std::string>(),
      "draw every live chip's next hop toward chip x,y (^ v < > ; # dead, D the destination)");
   po::options_description desc;
-  desc.add(network_options()).add(extra).add(output_options());
+  desc.add(network_options(Command::Routes)).add(extra).add(output_options());
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh routes [options]\n"
@@ -57,7 +57,7 @@ int cmd_routes(const std::vector<std::string>& args) {
                   "dependency graph), path stretch, link loads under uniform traffic.",
                   &vm))
     return kExitOk;
-  const Config cfg = config_from(vm);
+  const Config cfg = config_from(vm, Command::Routes);
   const Outputs out = outputs_from(vm);
   const int top = vm["top"].as<int>();
   if (top < 0 || top > 100) throw UsageError("--top " + std::to_string(top) + ": allowed 0..100");
@@ -67,15 +67,8 @@ int cmd_routes(const std::vector<std::string>& args) {
   const RouteCheck c = check_routes(faults, rs.tables, n.vcs, top);
 
   nlohmann::ordered_json j = routes_json(rs, c);
-  nlohmann::ordered_json conf;
-  conf["mesh"] = std::to_string(n.width) + "x" + std::to_string(n.height);
-  conf["topology"] = to_string(n.topology);
-  conf["board"] = std::to_string(n.board_w) + "x" + std::to_string(n.board_h);
-  conf["vcs"] = n.vcs;
-  conf["routing"] = to_string(n.routing);
-  faults_json(n.faults, &conf);
   j["live_chips"] = faults.live_chips();
-  j["config"] = conf;
+  j["config"] = config_json(cfg, Command::Routes);
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (vm.count("draw-to")) {
     const std::string s = vm["draw-to"].as<std::string>();

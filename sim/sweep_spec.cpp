@@ -48,10 +48,7 @@ const std::vector<Sweepable>& sweepables() {
          // built once per distinct network, not per point), hotspots on dead chips.
          const FaultSet f(c.net);
          static std::map<std::string, std::string> routed;  // network -> error ("" = ok)
-         nlohmann::ordered_json key = config_json(c);
-         for (const char* k : {"pattern", "rate", "packet", "hotspot", "hotspot-fraction", "warmup",
-                               "cycles", "max-drain", "watchdog", "seed"})
-           key.erase(k);
+         const nlohmann::ordered_json key = config_json(c, Command::Traffic, /*network_only=*/true);
          auto it = routed.find(key.dump());
          if (it == routed.end()) {
            std::string err;

@@ -11,6 +11,7 @@
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_controller.h"
 #include "models/noc/network.h"
+#include "tb/config_schema.h"
 #include "tb/driver.h"
 #include "tb/memory.h"
 #include "tb/tracer.h"
@@ -453,35 +454,6 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   return r;
 }
 
-nlohmann::ordered_json allreduce_config_json(const Config& c) {
-  nlohmann::ordered_json j = network_json(c.net);
-  j["algo"] = coll::to_string(c.coll.algo);
-  j["order"] = coll::to_string(c.coll.order);
-  j["bytes"] = c.coll.bytes;
-  j["dtype"] = c.coll.dtype == DType::Bf16 ? "bf16" : "fp32";
-  j["chunk"] = c.coll.chunk_bytes;
-  j["slices"] = c.coll.slices ? nlohmann::ordered_json(c.coll.slices) : nlohmann::ordered_json("auto");
-  j["line"] = coll::to_string(c.coll.line);
-  j["verify"] = c.coll.verify == Verify::Auto ? "auto" : c.coll.verify == Verify::On ? "on" : "off";
-  j["packet-words"] = c.chip.packet_words;
-  j["send-order"] = c.chip.send_order == ChipConfig::SendOrder::Fifo ? "fifo" : "schedule";
-  j["hbm-bw"] = c.chip.hbm_gbps;
-  j["hbm-bytes"] = c.chip.hbm_bytes;
-  j["reduce-bw"] = c.chip.reduce_gbps;
-  j["compute-us"] = c.chip.compute_us;
-  j["watchdog"] = c.run.watchdog;
-  j["max-cycles"] = c.run.max_cycles ? nlohmann::ordered_json(c.run.max_cycles) : nlohmann::ordered_json("auto");
-  faults_json(c.net.faults, &j);
-  nlohmann::ordered_json at = nlohmann::ordered_json::array();
-  for (const TimedFault& t : c.net.faults.timed) at.push_back(to_string(t));
-  j["fail-at"] = at;
-  j["detect-cycles"] = c.recovery.detect;
-  j["drain-quiet"] = c.recovery.quiet;
-  j["restart-algo"] = coll::to_string(c.recovery.restart_algo);
-  j["cycle_ns"] = c.net.cycle_ns();
-  return j;
-}
-
 nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   nlohmann::ordered_json j;
   j["ok"] = r.ok;
@@ -538,7 +510,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["hbm_bytes_moved"] = r.hbm_bytes;
   j["words_reduced"] = r.words_reduced;
   j["routing"] = routes_json(r.routes_info, r.route_check);
-  j["config"] = allreduce_config_json(r.config);
+  j["config"] = config_json(r.config, Command::Allreduce);
   j["simulator"] = {{"wall_seconds", r.wall_seconds},
                     {"setup_seconds", r.setup_seconds},
                     {"router_cycles_per_second", r.router_cycles_per_second},

@@ -80,7 +80,6 @@ Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle comp
 
 AllreduceResult run_allreduce(const Config& cfg, const RunOptions& opt = {});
 
-nlohmann::ordered_json allreduce_config_json(const Config& c);
 nlohmann::ordered_json allreduce_json(const AllreduceResult& r);
 
 

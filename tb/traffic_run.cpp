@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "models/route_table.h"
+#include "tb/config_schema.h"
 #include "tb/driver.h"
 #include "tb/traffic_pattern.h"
 #include "tb/view_data.h"
@@ -320,60 +321,6 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   return r;
 }
 
-nlohmann::ordered_json network_json(const NetworkConfig& n) {
-  nlohmann::ordered_json j;
-  j["mesh"] = std::to_string(n.width) + "x" + std::to_string(n.height);
-  j["topology"] = to_string(n.topology);
-  j["board"] = std::to_string(n.board_w) + "x" + std::to_string(n.board_h);
-  j["vcs"] = n.vcs;
-  j["local-ports"] = n.local_ports;
-  j["buf"] = n.buf;
-  j["pipeline"] = n.pipeline;
-  j["link-latency"] = n.link_latency;
-  j["credit-latency"] = n.credit_latency;
-  j["flit-bytes"] = n.flit_bytes;
-  j["link-bw"] = n.link_gbps;
-  j["arbiter"] = to_string(n.arbiter);
-  j["routing"] = to_string(n.routing);
-  return j;
-}
-
-nlohmann::ordered_json config_json(const Config& c) {
-  const NetworkConfig& n = c.net;
-  const TrafficConfig& t = c.traffic;
-  nlohmann::ordered_json j = network_json(n);
-  j["pattern"] = to_string(t.pattern);
-  j["rate"] = t.rate;
-  j["packet"] = t.packet_min == t.packet_max
-                    ? std::to_string(t.packet_min)
-                    : std::to_string(t.packet_min) + "-" + std::to_string(t.packet_max);
-  nlohmann::ordered_json hs = nlohmann::ordered_json::array();
-  for (const Coord& h : t.hotspots) hs.push_back(std::to_string(h.x) + "," + std::to_string(h.y));
-  j["hotspot"] = hs;
-  j["hotspot-fraction"] = t.hotspot_fraction;
-  j["warmup"] = c.run.warmup;
-  j["cycles"] = c.run.cycles;
-  j["max-drain"] = c.run.max_drain;
-  j["watchdog"] = c.run.watchdog;
-  j["seed"] = c.run.seed;
-  faults_json(n.faults, &j);
-  j["cycle_ns"] = n.cycle_ns();  // derived: flit-bytes / link-bw
-  return j;
-}
-
-void faults_json(const FaultConfig& f, nlohmann::ordered_json* j) {
-  auto coords = [](const std::vector<Coord>& v) {
-    nlohmann::ordered_json a = nlohmann::ordered_json::array();
-    for (const Coord& c : v) a.push_back(std::to_string(c.x) + "," + std::to_string(c.y));
-    return a;
-  };
-  (*j)["fail-chip"] = coords(f.chips);
-  (*j)["fail-board"] = coords(f.boards);
-  nlohmann::ordered_json l = nlohmann::ordered_json::array();
-  for (const LinkFault& x : f.links) l.push_back(to_string(x));
-  (*j)["fail-link"] = l;
-}
-
 nlohmann::ordered_json routes_json(const RouteSet& rs, const RouteCheck& c) {
   nlohmann::ordered_json j;
   j["scheme"] = rs.scheme;
@@ -447,7 +394,7 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
   j["link_utilization"] = links;
   for (auto it = r.view.begin(); it != r.view.end(); ++it) j[it.key()] = it.value();
   j["routing"] = routes_json(r.routes_info, r.route_check);
-  j["config"] = config_json(r.config);
+  j["config"] = config_json(r.config, Command::Traffic);
   return j;
 }
 

@@ -87,13 +87,6 @@ RouteSet checked_routes(const Config& cfg, const FaultSet& faults, const RunOpti
 std::unique_ptr<Network> build_network(const Config& cfg, const FaultSet& faults, const RouteSet& routes,
                                        const RunOptions& opt);
 
-// The full effective configuration, keyed by command-line option names.
-nlohmann::ordered_json config_json(const Config& c);
-// The network part of it (every command that simulates a network has these options);
-// faults and cycle_ns are added by the callers.
-nlohmann::ordered_json network_json(const NetworkConfig& n);
-// The fault options of a configuration (part of config_json).
-void faults_json(const FaultConfig& f, nlohmann::ordered_json* j);
 // Scheme, connectivity, deadlock freedom and path statistics of a route set.
 nlohmann::ordered_json routes_json(const RouteSet& rs, const RouteCheck& chk);
 // Every statistic plus the configuration.

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/noc/fault_set.h"
+#include "tb/config_schema.h"
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -111,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       n.faults.chips.push_back({x % n.width, y % n.height});
     }
   }
-  const std::string err = validate(cfg);
+  const std::string err = validate(cfg, Command::Routes);
   if (!err.empty()) {  // e.g. a torus with 1 VC: the CLI refuses it like this
     fuzz::note("invalid: " + err);
     return 0;

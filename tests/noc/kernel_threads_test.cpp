@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/config_schema.h"
 #include "tests/sim_util.h"
 
 namespace fm {
@@ -104,7 +105,7 @@ class KernelThreads : public testing::TestWithParam<Case> {};
 
 TEST_P(KernelThreads, SameResultsAsOneThread) {
   const Config& c = GetParam().cfg;
-  ASSERT_EQ(validate(c), "");
+  ASSERT_EQ(validate(c, Command::Traffic), "");
   const ThreadedRun one = run_with_threads(c, 1);
   ASSERT_FALSE(one.result.empty());
   ASSERT_TRUE(one.ok) << one.result.dump(1).substr(0, 2000);
