@@ -49,16 +49,14 @@ struct TrafficParams {
   uint32_t seed;
 };
 
-// Drives the model router's 5 input links and drains its 5 output links.
-class TrafficUnit : public sc_core::sc_module, public Clocked {
+// What the two test benches of the model router share: the router's 5 input links they
+// drive and 5 output links they drain, one method on the tick, and the trace of every
+// flit and credit crossing the links, each recorded as it is sent or received.
+class TraceUnit : public sc_core::sc_module, public Clocked {
  public:
-  SC_HAS_PROCESS(TrafficUnit);
-  TrafficUnit(sc_core::sc_module_name name, Clock& clk, const TrafficParams& tp,
-              std::vector<RouteEntry> routes)
-      : sc_module(name), Clocked(clk), tp_(tp), routes_(std::move(routes)), rng_(tp.seed) {
-    for (auto& port : credits_)
-      for (int& c : port) c = tp.buf;
-    SC_METHOD(cycle);
+  SC_HAS_PROCESS(TraceUnit);
+  TraceUnit(sc_core::sc_module_name name, Clock& clk) : sc_module(name), Clocked(clk) {
+    SC_METHOD(tick);
     sensitive << clk.tick();
     dont_initialize();
   }
@@ -69,26 +67,60 @@ class TrafficUnit : public sc_core::sc_module, public Clocked {
                           {"out", nlohmann::json::array()},
                           {"cr_out", nlohmann::json::array()}};
 
+ protected:
+  // The bench's cycle t.
+  virtual void cycle(Cycle t) = 0;
+  // The router's departure of t - 1 on output p, arriving now (flit links have latency
+  // 1): recorded and put in *f; false when there is none.
+  bool eject(int p, Cycle t, Flit* f) {
+    if (!out[p]->receive(t, f)) return false;
+    trace["out"].push_back({{"t", t - 1}, {"port", p}, {"flit", to_json(*f)}});
+    return true;
+  }
+  // The next credit the router sent on input p in t - 1 (arriving now), recorded; -1
+  // when there is none left.
+  int take_credit(int p, Cycle t) {
+    const int v = in[p]->receive_credit(t);
+    if (v >= 0) trace["cr_out"].push_back({{"t", t - 1}, {"port", p}, {"vc", v}});
+    return v;
+  }
+  // Downstream of output p: returns a credit for VC v, arriving at the router in t + 1.
+  void return_credit(int p, int v, Cycle t) {
+    out[p]->send_credit(v, t);
+    trace["cr_in"].push_back({{"t", t + 1}, {"port", p}, {"vc", v}});
+  }
+  // Upstream of input p: sends flit g, arriving at the router in t + 1.
+  void inject(int p, const Flit& g, Cycle t) {
+    in[p]->send(g, t);
+    trace["in"].push_back({{"t", t + 1}, {"port", p}, {"flit", to_json(g)}});
+  }
+
  private:
-  void cycle() {
-    const Cycle t = clk_.now();
+  void tick() { cycle(clk_.now()); }
+};
+
+// Drives the model router's 5 input links and drains its 5 output links.
+class TrafficUnit : public TraceUnit {
+ public:
+  TrafficUnit(sc_core::sc_module_name name, Clock& clk, const TrafficParams& tp,
+              std::vector<RouteEntry> routes)
+      : TraceUnit(name, clk), tp_(tp), routes_(std::move(routes)), rng_(tp.seed) {
+    for (auto& port : credits_)
+      for (int& c : port) c = tp.buf;
+  }
+
+ private:
+  void cycle(Cycle t) override {
     for (int p = 0; p < kNumPorts; ++p) {
-      // The router's departures of t - 1 arrive now (flit links have latency 1).
+      // The router's departures of t - 1 arrive now.
       Flit f;
-      if (out[p]->receive(t, &f)) {
-        trace["out"].push_back({{"t", t - 1}, {"port", p}, {"flit", to_json(f)}});
-        due_[p].push_back({t + rng_() % (tp_.credit_delay_max + 1), f.vc});
-      }
+      if (eject(p, t, &f)) due_[p].push_back({t + rng_() % (tp_.credit_delay_max + 1), f.vc});
       // Credits the router sent in t - 1 arrive now.
-      for (int v; (v = in[p]->receive_credit(t)) >= 0;) {
-        trace["cr_out"].push_back({{"t", t - 1}, {"port", p}, {"vc", v}});
-        ++credits_[p][v];
-      }
+      for (int v; (v = take_credit(p, t)) >= 0;) ++credits_[p][v];
       // Downstream of output p: return the oldest due credit (one per cycle); it
       // arrives at the router in t + 1.
       if (!due_[p].empty() && due_[p].front().first <= t) {
-        out[p]->send_credit(due_[p].front().second, t);
-        trace["cr_in"].push_back({{"t", t + 1}, {"port", p}, {"vc", due_[p].front().second}});
+        return_credit(p, due_[p].front().second, t);
         due_[p].erase(due_[p].begin());
       }
       // Upstream of input p: one flit of a random VC with a credit; arrives in t + 1.
@@ -111,8 +143,7 @@ class TrafficUnit : public sc_core::sc_module, public Clocked {
         g.payload = rng_() | (uint64_t)rng_() << 32;
         --left_[p][v];
         --credits_[p][v];
-        in[p]->send(g, t);
-        trace["in"].push_back({{"t", t + 1}, {"port", p}, {"flit", to_json(g)}});
+        inject(p, g, t);
         break;
       }
     }
@@ -165,44 +196,25 @@ nlohmann::json run_model(const TrafficParams& tp, const std::vector<RouteEntry>&
 // Drives the model router's input links from a script (flit i sent in cycle t_i, so it
 // arrives in t_i + 1), ejects everything on its outputs and returns each flit's credit at
 // once, recording the same trace as TrafficUnit.
-class ScriptUnit : public sc_core::sc_module, public Clocked {
+class ScriptUnit : public TraceUnit {
  public:
-  SC_HAS_PROCESS(ScriptUnit);
   struct Send {
     Cycle t;
     int port;
     Flit f;
   };
   ScriptUnit(sc_core::sc_module_name name, Clock& clk, std::vector<Send> script)
-      : sc_module(name), Clocked(clk), script_(std::move(script)) {
-    SC_METHOD(cycle);
-    sensitive << clk.tick();
-    dont_initialize();
-  }
-  Link* in[kNumPorts] = {};
-  Link* out[kNumPorts] = {};
-  nlohmann::json trace = {{"in", nlohmann::json::array()},
-                          {"cr_in", nlohmann::json::array()},
-                          {"out", nlohmann::json::array()},
-                          {"cr_out", nlohmann::json::array()}};
+      : TraceUnit(name, clk), script_(std::move(script)) {}
 
  private:
-  void cycle() {
-    const Cycle t = clk_.now();
+  void cycle(Cycle t) override {
     for (int p = 0; p < kNumPorts; ++p) {
       Flit f;
-      if (out[p]->receive(t, &f)) {
-        trace["out"].push_back({{"t", t - 1}, {"port", p}, {"flit", to_json(f)}});
-        out[p]->send_credit(f.vc, t);
-        trace["cr_in"].push_back({{"t", t + 1}, {"port", p}, {"vc", f.vc}});
-      }
-      for (int v; (v = in[p]->receive_credit(t)) >= 0;) trace["cr_out"].push_back({{"t", t - 1}, {"port", p}, {"vc", v}});
+      if (eject(p, t, &f)) return_credit(p, f.vc, t);
+      while (take_credit(p, t) >= 0) continue;  // credits are only recorded
     }
     for (const Send& s : script_)
-      if (s.t == t) {
-        in[s.port]->send(s.f, t);
-        trace["in"].push_back({{"t", t + 1}, {"port", s.port}, {"flit", to_json(s.f)}});
-      }
+      if (s.t == t) inject(s.port, s.f, t);
   }
   std::vector<Send> script_;
 };

@@ -1,0 +1,134 @@
+// faultmesh report paper, step 4: the availability of the training job on the largest
+// machine(s), by the Monte Carlo of sim/availability.h with the degraded speeds of the
+// training model (ft2d, and the fastest algorithm per case), as a table and a figure.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "models/noc/fault_set.h"
+#include "sim/paper_report_impl.h"
+#include "sim/plot.h"
+
+namespace fm::paper_report {
+
+void Report::write_availability() {
+  const Machine& big = biggest();
+  const std::string img = o.out + "/img";
+  md << "## Availability of a " << fmt(o.avail.horizon_h / 24, 0) << "-day job on " << big.chips() << " chips\n\n"
+     << "Monte Carlo (sim/availability.cpp), " << o.seeds << " jobs per policy (seeds 1.." << o.seeds << "), "
+     << "boards of 4 chips failing independently with exponential lifetimes. (a) stop-and-repair: every failure "
+     << "stops the job, loses the work since the last checkpoint, waits for a healthy slice and restarts. (b) route "
+     << "around: the job reconfigures and continues with the degraded speed below; a failure beyond " << o.avail.max_holes
+     << " holes, or one that cuts live chips off, falls back to (a); repaired boards rejoin at the next checkpoint. "
+     << "Goodput = useful (not rolled back) work / what the full machine would do in the same wall time; "
+     << "availability = fraction of the time the job runs. Mean and 95 % confidence interval over the jobs.\n\n"
+     << "Degraded speed in (b), from the " << (o.avail_model == "bert" ? "BERT-large" : "ResNet-50") << " "
+     << o.avail_dtype << " ft2d rows above: 1 hole = the mean of the centre, edge and corner cases, 2 holes = "
+     << "the two-board case (relative throughput, including the lost chips); a random hole set is assumed to cost "
+     << "what these placements cost. (b') uses, per case, the fastest of ft2d, shrink and snake instead. Rates above 1 "
+     << "(an algorithm with holes beating fault-free ft2d, the reference) are capped at 1 in the simulation.\n\n"
+     << "| machine | rate 1 hole | rate 2 holes | policy | goodput | availability | failures | stops |\n|---|---|---|---|---|---|---|---|\n";
+  const Gradient& ag = grads[(o.avail_model == "bert" ? 2 : 0) + (o.avail_dtype == "bf16" ? 1 : 0)];
+  Json javail = Json::array();
+  std::ostringstream ad;
+  ad << "$d << EOD\n";
+  bool avail_any = false;
+  double gmin = 1;
+  std::string avail_note;
+  for (const Machine& m : machines) {
+    if (m.chips() != big.chips()) continue;
+    const Train ff = train(series[skey(m, "faultfree", "ft2d")], ag, o.overlap);
+    double r1 = 0, r2 = NAN;
+    int n1 = 0;
+    bool ok = ff.ok;
+    for (const char* c : {"board_centre", "board_edge", "board_corner"}) {
+      const Train t = train(series[skey(m, c, "ft2d")], ag, o.overlap);
+      if (t.ok) r1 += rel_throughput(t, ff, m.chips()), ++n1;
+    }
+    const Train t2 = train(series[skey(m, "two_boards", "ft2d")], ag, o.overlap);
+    if (t2.ok && ff.ok) r2 = rel_throughput(t2, ff, m.chips());
+    ok = ok && n1 == 3 && std::isfinite(r2);
+    if (!ok) {
+      md << "| " << m.name() << " | n/a | n/a | - | not computed: an ft2d run it needs failed | | | |\n";
+      continue;
+    }
+    r1 /= n1;
+    // The same with the fastest of the three algorithms in each case (b'): what a job
+    // that picks its collective after each failure would get.
+    auto best_rate = [&](const std::string& c) {
+      double r = NAN;
+      for (const char* a : kAlgos) {
+        const Train t = train(series[skey(m, c, a)], ag, o.overlap);
+        if (t.ok) r = std::isfinite(r) ? std::max(r, rel_throughput(t, ff, m.chips())) : rel_throughput(t, ff, m.chips());
+      }
+      return r;
+    };
+    const double r1b = (best_rate("board_centre") + best_rate("board_edge") + best_rate("board_corner")) / 3,
+                 r2b = best_rate("two_boards");
+    AvailParams ap = o.avail;
+    ap.boards = m.chips() / 4;
+    ap.rate = {1.0, std::min(1.0, r1), std::min(1.0, r2)};
+    AvailParams apb = ap;
+    apb.rate = {1.0, std::min(1.0, r1b), std::min(1.0, r2b)};
+    // A hole set is usable when every live chip still reaches every other; memoised.
+    std::map<std::vector<int>, bool> memo;
+    const int bw = m.w / 2;
+    HolesUsable usable = [&](const std::vector<int>& holes) {
+      std::vector<int> k = holes;
+      std::sort(k.begin(), k.end());
+      const auto it = memo.find(k);
+      if (it != memo.end()) return it->second;
+      NetworkConfig n;
+      n.width = m.w;
+      n.height = m.h;
+      n.topology = m.topo == "torus" ? Topology::Torus : Topology::Mesh;
+      for (int b : k) n.faults.boards.push_back({b % bw, b / bw});
+      const bool u = FaultSet(n).connectivity().empty();
+      memo[k] = u;
+      return u;
+    };
+    const AvailSummary a = availability_monte_carlo(ap, AvailPolicy::StopAndRepair, o.seeds, 1);
+    const AvailSummary b = availability_monte_carlo(ap, AvailPolicy::RouteAround, o.seeds, 1, usable);
+    const AvailSummary bb = availability_monte_carlo(apb, AvailPolicy::RouteAround, o.seeds, 1, usable);
+    auto ci = [](const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); };
+    md << "| " << m.name() << " | " << fmt(r1, 4) << " | " << fmt(r2, 4) << " | (a) stop-and-repair | "
+       << ci(a.goodput, 4) << " | " << ci(a.availability, 4) << " | " << ci(a.failures, 2) << " | " << ci(a.stops, 2) << " |\n"
+       << "| " << m.name() << " | | | (b) route around | " << ci(b.goodput, 4) << " | " << ci(b.availability, 4)
+       << " | " << ci(b.failures, 2) << " | " << ci(b.stops, 2) << " |\n"
+       << "| " << m.name() << " | " << fmt(r1b, 4) << " | " << fmt(r2b, 4) << " | (b') route around, fastest algorithm per case | "
+       << ci(bb.goodput, 4) << " | " << ci(bb.availability, 4) << " | " << ci(bb.failures, 2) << " | " << ci(bb.stops, 2) << " |\n";
+    for (const auto& [pol, s, rate] : {std::tuple<std::string, AvailSummary, std::vector<double>>{"stop", a, ap.rate},
+                                       {"route_around", b, ap.rate}, {"route_around_best", bb, apb.rate}})
+      javail.push_back({{"machine", m.name()}, {"policy", pol}, {"rate", rate}, {"seeds", s.seeds},
+                        {"goodput", s.goodput.mean}, {"goodput_ci95", s.goodput.half},
+                        {"availability", s.availability.mean}, {"availability_ci95", s.availability.half},
+                        {"failures", s.failures.mean}, {"stops", s.stops.mean}});
+    ad << "\"" << m.name() << "\" " << a.goodput.mean << " " << a.goodput.half << " " << b.goodput.mean << " "
+       << b.goodput.half << " " << bb.goodput.mean << " " << bb.goodput.half << "\n";
+    const double diff = b.goodput.mean - a.goodput.mean, err = a.goodput.half + b.goodput.half;
+    avail_note += "- " + m.mesh() + " " + m.topo + ": route-around goodput " + (diff >= 0 ? "exceeds" : "is below") +
+                  " stop-and-repair by " + fmt(std::fabs(diff), 4) + (std::fabs(diff) > err ? "" : " (within the confidence intervals)") +
+                  (diff < 0 ? ": with these step times a degraded machine running until the repair loses more than stopping does; "
+                              "a faster fault-tolerant allreduce or a shorter repair time changes that" : "") + ".\n";
+    gmin = std::min({gmin, a.goodput.mean - a.goodput.half, b.goodput.mean - b.goodput.half,
+                     bb.goodput.mean - bb.goodput.half});
+    avail_any = true;
+  }
+  data["availability"] = javail;
+  ad << "EOD\n";
+  if (avail_any) {
+    ad << "set title 'Goodput of a " << fmt(o.avail.horizon_h / 24, 0) << "-day job, " << big.chips()
+       << " chips, board MTBF " << fmt(o.avail.mtbf_h, 0) << " h (95 % CI)'\nset ylabel 'goodput'\n"
+       << "set style data histograms\nset style histogram errorbars gap 2 lw 1.5\n"
+       << "set style fill solid 0.85 border -1\nset grid ytics\nset yrange [" << fmt(std::max(0.0, std::floor(gmin * 20 - 1) / 20), 2)
+       << ":1]\nset key below\n";
+    plot_script(img, "availability", ad.str(),
+                "plot $d using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, '' using 4:5 title '(b) route around (ft2d)' lc 1, '' using 6:7 title '(b) fastest algorithm' lc 3", 800, 500);
+    figs.push_back("availability");
+    md << "\n" << avail_note << "\n![goodput](img/availability.png)\n";
+  }
+}
+
+}  // namespace fm::paper_report

@@ -1,0 +1,102 @@
+// faultmesh report paper, steps 2 and 3: the linear fits time = a + b * bytes, and a
+// gradient's allreduce and training step time from a series.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "sim/paper_report_impl.h"
+
+namespace fm {
+
+// Least squares (sim/paper_report.h): not ok when the points have fewer than two distinct x.
+LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy) {
+  LinearFit f;
+  f.n = (int)xy.size();
+  std::set<double> xs;
+  double sx = 0, sy = 0;
+  for (const auto& [x, y] : xy) xs.insert(x), sx += x, sy += y;
+  if (xs.size() < 2) return f;
+  const double mx = sx / f.n, my = sy / f.n;
+  double sxx = 0, sxy = 0;
+  for (const auto& [x, y] : xy) sxx += (x - mx) * (x - mx), sxy += (x - mx) * (y - my);
+  f.b = sxy / sxx;
+  f.a = my - f.b * mx;
+  double ss = 0;
+  for (const auto& [x, y] : xy) {
+    const double r = y - f.at(x);
+    ss += r * r;
+    if (y != 0) f.max_rel = std::max(f.max_rel, std::fabs(r / y));
+  }
+  f.rms = std::sqrt(ss / f.n);
+  f.ok = true;
+  return f;
+}
+
+namespace paper_report {
+
+std::string skey(const Machine& m, const std::string& c, const std::string& a) {
+  return m.name() + "|" + c + "|" + a;
+}
+
+namespace {
+
+// A number for a gradient of `bytes`: simulated when that exact size was run, else fitted.
+struct Estimate {
+  bool ok = false;
+  bool simulated = false;
+  double us = 0;
+};
+Estimate estimate(const Series& s, double bytes) {
+  Estimate e;
+  for (const auto& [x, y] : s.xy)
+    if (x == bytes) return {true, true, y};
+  if (!s.fit.ok) return e;
+  return {true, false, s.fit.at(bytes)};
+}
+
+}  // namespace
+
+// From the exact simulated size if there is one, else from the fit (Estimate).
+Train train(const Series& s, const Gradient& g, double overlap) {
+  Train t;
+  const Estimate e = estimate(s, g.bytes());
+  if (!e.ok || s.participants <= 0) return t;
+  t.ok = true;
+  t.simulated = e.simulated;
+  t.ar_ms = e.us / 1000.0;
+  t.step_ms = g.compute_ms + (1 - overlap) * t.ar_ms;
+  t.workers = s.participants;
+  return t;
+}
+
+// Relative training throughput (samples/s vs the fault-free machine with ft2d): per-chip
+// batch fixed, so samples per step scale with the working chips.
+double rel_throughput(const Train& t, const Train& ff, int chips) {
+  return ((double)t.workers / chips) * (ff.step_ms / t.step_ms);
+}
+
+void Report::fit_series() {
+  for (const Point& p : all) {
+    Series& s = series[skey(p.m, p.c.id, p.algo)];
+    const Outcome& oc = res[p.name];
+    if (!oc.ok) {
+      if (s.error.empty()) s.error = oc.error;
+      continue;
+    }
+    s.xy.push_back({(double)p.bytes, oc.j.value("time_us", 0.0)});
+    s.participants = oc.j.value("participants", 0);
+    s.live = oc.j.value("live_chips", 0);
+  }
+  for (auto& [k, s] : series)
+    if (s.error.empty()) s.fit = fit_linear(s.xy);  // a series with a failed size is not fitted
+}
+
+void Report::make_gradients() {
+  grads = {
+      {"ResNet-50", "fp32", o.resnet_params, 4, o.resnet_ms}, {"ResNet-50", "bf16", o.resnet_params, 2, o.resnet_ms},
+      {"BERT-large", "fp32", o.bert_params, 4, o.bert_ms}, {"BERT-large", "bf16", o.bert_params, 2, o.bert_ms}};
+}
+
+}  // namespace paper_report
+
+}  // namespace fm

@@ -1,0 +1,186 @@
+// The parts of `faultmesh report paper` (sim/paper_report.h) that its files share: the
+// options, the machines, cases and points, the fitted series, and the Report whose stages
+// cmd_report runs in order (each stage is defined in the file named beside it: points.cpp
+// for sim/paper_report_points.cpp, and so on). Private to sim/paper_report*.cpp.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/availability.h"
+#include "sim/paper_report.h"
+
+namespace fm::paper_report {
+
+using Json = nlohmann::ordered_json;
+
+inline constexpr const char* kAlgos[] = {"ft2d", "shrink", "snake"};  // the algorithm, then the baselines
+
+struct Machine {
+  int w = 0, h = 0;
+  std::string topo;  // mesh | torus
+  std::string mesh() const { return std::to_string(w) + "x" + std::to_string(h); }
+  std::string name() const { return mesh() + "_" + topo; }
+  int chips() const { return w * h; }
+};
+
+// One fault scenario. Boards are 2x2 chips (the TPU-v3 board; --board default).
+struct Case {
+  std::string id, title;
+  std::vector<std::string> args;  // allreduce fault options
+  int holes = 0;                  // failed boards
+  bool mid = false;               // the board fails during the allreduce (--fail-at)
+  int mid_bx = 0, mid_by = 0;
+};
+
+// One `faultmesh allreduce` run of the report.
+struct Point {
+  Machine m;
+  Case c;
+  std::string algo;
+  uint64_t bytes = 0;
+  std::string name;  // file stem in the runs directory
+};
+
+// How a point's run ended.
+struct Outcome {
+  bool ok = false;
+  Json j;             // the run's JSON when ok
+  std::string error;  // why not
+};
+
+// A gradient: parameters x element size.
+struct Gradient {
+  std::string model, dtype;
+  double params = 0;
+  int elem = 4;
+  double bytes() const { return params * elem; }
+  double compute_ms = 0;
+};
+
+// The report's options (parse_opts).
+struct Opts {
+  bool quick = false;
+  std::string out, runs;
+  int jobs = 1;
+  std::vector<std::pair<int, int>> meshes;
+  std::vector<std::string> topos;
+  std::vector<uint64_t> sizes;
+  double resnet_params = 25.6e6, bert_params = 340e6;
+  double resnet_ms = 16, bert_ms = 170, overlap = 0;
+  double fail_at_frac = 0.5;
+  int check_factor = 4;
+  bool sizes_given = false;  // --sizes or --mesh-sizes override the mode's default sizes
+  std::map<std::string, std::vector<uint64_t>> mesh_sizes;  // per machine WxH, else `sizes`
+  const std::vector<uint64_t>& sizes_of(const std::string& mesh) const {
+    const auto it = mesh_sizes.find(mesh);
+    return it == mesh_sizes.end() ? sizes : it->second;
+  }
+  AvailParams avail;
+  int seeds = 1000;
+  std::string avail_model = "bert", avail_dtype = "fp32";
+  std::vector<std::string> argv;  // as given, for the report's header
+};
+
+// --- shared helpers (sim/paper_report.cpp) ---------------------------------------------
+
+// A number with `prec` decimals, "n/a" when not finite.
+std::string fmt(double v, int prec = 3);
+// Bytes as the report names them: 1MiB, 64KiB, else the plain number.
+std::string size_str(uint64_t b);
+
+// --- options (sim/paper_report_opts.cpp) -------------------------------------------------
+
+// The report's options from its arguments (after "paper"); prints the help and sets
+// *help instead when asked. Throws UsageError on bad input.
+Opts parse_opts(const std::vector<std::string>& args, bool* help);
+
+// --- analysis (sim/paper_report_fit.cpp) -------------------------------------------------
+
+struct Series {  // one (machine, case, algorithm): its simulated sizes and their fit
+  std::vector<std::pair<double, double>> xy;  // (bytes, time_us)
+  LinearFit fit;
+  int participants = 0, live = 0;
+  std::string error;  // the first failed point's reason
+};
+
+// The key of a series in Report::series: machine, case id and algorithm.
+std::string skey(const Machine& m, const std::string& c, const std::string& a);
+
+// Training numbers of one (machine, gradient, case, algorithm).
+struct Train {
+  bool ok = false;
+  bool simulated = false;
+  double ar_ms = 0, step_ms = 0;
+  int workers = 0;  // chips whose gradients are summed (do useful work)
+};
+
+// The allreduce and step time of gradient `g` from series `s` (simulated at that exact
+// size, else fitted); not ok when the series has neither.
+Train train(const Series& s, const Gradient& g, double overlap);
+
+// Relative training throughput (samples/s vs the fault-free machine with ft2d): per-chip
+// batch fixed, so samples per step scale with the working chips.
+double rel_throughput(const Train& t, const Train& ff, int chips);
+
+// --- the report's stages -----------------------------------------------------------------
+
+// One run of the report: what its stages share, filled in the order cmd_report calls them.
+struct Report {
+  Opts o;
+  bool mid = false;                                // `faultmesh allreduce` has --fail-at
+  std::vector<Machine> machines;                   // every mesh size x topology
+  std::map<std::string, std::vector<Case>> cases;  // per Machine::name()
+  std::vector<Point> stat, midpts;                 // points without / with a mid-run failure
+  std::vector<Point> all;                          // stat then midpts: the fitted points
+  std::vector<Point> checks;                       // the extrapolation check (not fitted)
+  std::map<std::string, Outcome> res;              // per Point::name
+  std::map<std::string, Series> series;            // per skey()
+  std::vector<Gradient> grads;                     // ResNet-50 and BERT-large, fp32 and bf16
+  Json data;                                       // becomes OUT/paper_data.json
+  std::ostringstream md;                           // becomes OUT/results.md
+  std::vector<std::string> figs;                   // the figures written to OUT/img/
+
+  // The machine with the most chips (the first of them): heatmaps and availability.
+  const Machine& biggest() const;
+
+  // 1. (points.cpp) The machines, their cases and one point per case, algorithm and size.
+  void plan_points();
+  // 1. (points.cpp) Runs the points (mid-allreduce ones after the fault-free runs they
+  // time their failure from), then the extrapolation check's larger runs.
+  void run_all_points();
+  // 2. (fit.cpp) Groups the outcomes into series and fits each one without a failed run.
+  void fit_series();
+  // 3. (fit.cpp) The gradients the training model uses, from the options.
+  void make_gradients();
+  // (page.cpp) The page's title, the set-up, and the data's command, sizes and mode.
+  void write_intro();
+  // (page.cpp) The assumptions table: every modelled value, its option and its source.
+  void write_assumptions();
+  // (page.cpp) Every simulated run and its slowdown, then the failed runs' reasons.
+  void write_runs();
+  // (page.cpp) The fitted a and b of every series with their residuals.
+  void write_fits();
+  // (page.cpp) The extrapolation check: the larger runs against their fits' predictions.
+  void write_checks();
+  // (page.cpp) Per machine, the training step of every gradient, case and algorithm.
+  void write_training();
+  // (page.cpp) Sentences generated from the BERT-large fp32 numbers.
+  void write_observations();
+  // (page.cpp) The mid-allreduce failure case: how it ran, or why it did not.
+  void write_mid();
+  // (page.cpp) The heatmaps before and after a failure and the slowdown bars.
+  void write_figures();
+  // 4. (avail.cpp) The availability Monte Carlo on the largest machine(s), its table and figure.
+  void write_availability();
+  // 5. (page.cpp) The page's last section; writes results.md and paper_data.json and
+  // prints the files written.
+  void write_files();
+};
+
+}  // namespace fm::paper_report

@@ -1,0 +1,178 @@
+// faultmesh report paper: its options, parsed and checked (parse_opts,
+// sim/paper_report_impl.h).
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+
+#include "sim/cli.h"
+#include "sim/paper_report_impl.h"
+#include "sim/po_error.h"
+#include "sim/util/parse.h"
+
+namespace fm::paper_report {
+
+namespace {
+
+namespace po = boost::program_options;
+
+// The non-empty fields of `s` between the separators.
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> v;
+  std::stringstream in(s);
+  std::string t;
+  while (std::getline(in, t, sep))
+    if (!t.empty()) v.push_back(t);
+  return v;
+}
+
+}  // namespace
+
+Opts parse_opts(const std::vector<std::string>& args, bool* help) {
+  po::options_description d("report paper");
+  const AvailParams ad;
+  d.add_options()
+    ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 1-2 minutes")
+    ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
+    ("runs", po::value<std::string>(), "directory for the runs' JSON (default OUT/runs); reruns resume from it")
+    ("jobs", po::value<int>(), "simulations at once, 1..64 (default: CPU cores)")
+    ("meshes", po::value<std::string>(), "machines WxH, comma-separated, W and H multiples of 4 (default 16x32,32x32; quick 8x16,16x16)")
+    ("topologies", po::value<std::string>()->default_value("mesh,torus"), "mesh and/or torus")
+    ("sizes", po::value<std::string>(), "simulated bytes per chip, comma-separated, >= 2 distinct multiples of 64 (default 1MiB,2MiB,4MiB; quick 32KiB,64KiB,128KiB)")
+    ("mesh-sizes", po::value<std::vector<std::string>>()->composing(), "WxH=SIZES: simulated sizes for one machine instead of --sizes (repeatable), e.g. 32x32=256KiB,512KiB,1MiB")
+    ("check-factor", po::value<int>()->default_value(4), "extrapolation check: also simulate ft2d fault-free and centre-board at this multiple of the largest size on the smallest machine and compare with the fit, 0 (off) or 2..64")
+    ("resnet-params", po::value<double>()->default_value(25.6e6, "25.6e6"), "ResNet-50 parameters")
+    ("bert-params", po::value<double>()->default_value(340e6, "340e6"), "BERT-large parameters")
+    ("resnet-compute-ms", po::value<double>()->default_value(16, "16"), "ResNet-50 compute per step per chip, ms (docs/results.md: assumptions)")
+    ("bert-compute-ms", po::value<double>()->default_value(170, "170"), "BERT-large compute per step per chip, ms")
+    ("overlap", po::value<double>()->default_value(0, "0"), "fraction of the allreduce hidden behind compute, 0..1")
+    ("fail-at-fraction", po::value<double>()->default_value(0.5, "0.5"), "mid-allreduce case: the board fails at this fraction of the fault-free time, (0,1)")
+    ("mtbf-h", po::value<double>()->default_value(ad.mtbf_h, "8760"), "mean time between failures of one board (4 chips + host), hours")
+    ("reschedule-h", po::value<double>()->default_value(ad.reschedule_h, "2"), "(a) wait for repair or a replacement slice, hours")
+    ("restart-h", po::value<double>()->default_value(ad.restart_h, "0.25"), "restart from a checkpoint, hours")
+    ("reconfig-min", po::value<double>()->default_value(5, "5"), "(b) reconfigure around a hole, minutes")
+    ("repair-h", po::value<double>()->default_value(ad.repair_h, "48"), "(b) background repair of a failed board, hours")
+    ("ckpt-h", po::value<double>()->default_value(ad.ckpt_h, "1"), "checkpoint interval, hours")
+    ("job-days", po::value<double>()->default_value(28, "28"), "wall-clock length of the training job, days")
+    ("max-holes", po::value<int>()->default_value(2), "(b) most failed boards the job runs with, 0..2 (the hole counts simulated)")
+    ("seeds", po::value<int>(), "Monte Carlo jobs per policy, 2..1000000 (default 1000; quick 200)")
+    ("avail-model", po::value<std::string>()->default_value("bert"), "gradient whose step times drive the availability model: resnet | bert")
+    ("avail-dtype", po::value<std::string>()->default_value("fp32"), "fp32 | bf16")
+    ("help,h", "show this help");
+  po::variables_map vm;
+  try {
+    po::parsed_options parsed = po::command_line_parser(args).options(d).run();
+    take_arguments(&parsed, 0, "faultmesh report paper [options]");
+    po::store(parsed, vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(po_error_text(e) + " (see faultmesh report paper --help)");
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: faultmesh report paper [--quick] [--out DIR] [--jobs N] [options]\n"
+                 "Runs the paper's allreduce cases (512 and 1024 chips, mesh and torus, fault-free and\n"
+                 "holes, ft2d vs the shrink and snake baselines), fits time = a + b * bytes, models\n"
+                 "ResNet-50 and BERT-large training steps and the job's availability, and writes\n"
+                 "DIR/results.md with figures in DIR/img/.\n\n"
+              << d << "\n";
+    *help = true;
+    return {};
+  }
+  Opts o;
+  o.quick = vm["quick"].as<bool>();
+  o.out = vm["out"].as<std::string>();
+  check_path_value(o.out, "--out", "a directory");
+  o.runs = vm.count("runs") ? vm["runs"].as<std::string>() : o.out + "/runs";
+  check_path_value(o.runs, "--runs", "a directory");
+  const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
+  o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : cores;
+  if (o.jobs < 1 || o.jobs > 64) throw UsageError("--jobs " + std::to_string(o.jobs) + ": allowed 1..64");
+  const std::string meshes = vm.count("meshes") ? vm["meshes"].as<std::string>() : o.quick ? "8x16,16x16" : "16x32,32x32";
+  for (const std::string& m : split(meshes, ',')) {
+    int w, h;
+    if (!parse_wxh(m, &w, &h) || w < 8 || h < 8 || w % 4 || h % 4 || w > 64 || h > 64)
+      throw UsageError("--meshes " + meshes + ": expected WxH list with W and H multiples of 4 in 8..64, e.g. 16x32,32x32");
+    o.meshes.push_back({w, h});
+  }
+  if (o.meshes.empty()) throw UsageError("--meshes: at least one machine");
+  const std::string topos = vm["topologies"].as<std::string>();
+  for (const std::string& t : split(topos, ',')) {
+    if (t != "mesh" && t != "torus") throw UsageError("--topologies " + topos + ": allowed mesh, torus or both");
+    o.topos.push_back(t);
+  }
+  if (o.topos.empty()) throw UsageError("--topologies: allowed mesh, torus or both");
+  const std::string sizes = vm.count("sizes") ? vm["sizes"].as<std::string>() : o.quick ? "32KiB,64KiB,128KiB" : "1MiB,2MiB,4MiB";
+  o.sizes_given = vm.count("sizes") > 0 || vm.count("mesh-sizes") > 0;
+  // A size list: >= 2 distinct sizes, sorted.
+  auto size_list = [](const std::string& text, const std::string& opt) {
+    std::vector<uint64_t> v;
+    std::set<uint64_t> distinct;
+    for (const std::string& s : split(text, ',')) {
+      uint64_t b;
+      if (!parse_bytes(s, &b) || b % 64 || b > (4ULL << 30))
+        throw UsageError(opt + " " + text + ": expected bytes (e.g. 1MiB, 256KiB, 4096), multiples of 64, at most 4GiB");
+      if (distinct.insert(b).second) v.push_back(b);
+    }
+    if (distinct.size() < 2) throw UsageError(opt + " " + text + ": at least two distinct sizes (the fit needs them)");
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  o.sizes = size_list(sizes, "--sizes");
+  if (vm.count("mesh-sizes"))
+    for (const std::string& ms : vm["mesh-sizes"].as<std::vector<std::string>>()) {
+      const auto eq = ms.find('=');
+      const std::string mesh = ms.substr(0, eq);
+      bool known = false;
+      for (const auto& [w, h] : o.meshes) known |= mesh == std::to_string(w) + "x" + std::to_string(h);
+      if (eq == std::string::npos || !known)
+        throw UsageError("--mesh-sizes " + ms + ": expected WxH=SIZES with WxH one of --meshes, e.g. 32x32=64KiB,128KiB,256KiB");
+      o.mesh_sizes[mesh] = size_list(ms.substr(eq + 1), "--mesh-sizes");
+    }
+  auto pos = [&](const char* n) {
+    const double v = vm[n].as<double>();
+    if (!(v > 0) || !std::isfinite(v)) throw UsageError(std::string("--") + n + ": must be a number > 0");
+    return v;
+  };
+  auto nonneg = [&](const char* n) {
+    const double v = vm[n].as<double>();
+    if (!(v >= 0) || !std::isfinite(v)) throw UsageError(std::string("--") + n + ": must be a number >= 0");
+    return v;
+  };
+  o.check_factor = vm["check-factor"].as<int>();
+  if (o.check_factor != 0 && (o.check_factor < 2 || o.check_factor > 64))
+    throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": allowed 0 (off) or 2..64");
+  if (o.check_factor && o.sizes.back() * o.check_factor > (4ULL << 30))  // checks run on the smallest machine
+    throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": the checked size would exceed 4GiB");
+  o.resnet_params = pos("resnet-params");
+  o.bert_params = pos("bert-params");
+  o.resnet_ms = nonneg("resnet-compute-ms");
+  o.bert_ms = nonneg("bert-compute-ms");
+  o.overlap = vm["overlap"].as<double>();
+  if (!(o.overlap >= 0 && o.overlap <= 1)) throw UsageError("--overlap: allowed 0..1");
+  o.fail_at_frac = vm["fail-at-fraction"].as<double>();
+  if (!(o.fail_at_frac > 0 && o.fail_at_frac < 1)) throw UsageError("--fail-at-fraction: allowed (0, 1)");
+  o.avail.mtbf_h = pos("mtbf-h");
+  o.avail.reschedule_h = nonneg("reschedule-h");
+  o.avail.restart_h = nonneg("restart-h");
+  o.avail.reconfig_h = nonneg("reconfig-min") / 60;
+  o.avail.repair_h = nonneg("repair-h");
+  o.avail.ckpt_h = pos("ckpt-h");
+  o.avail.horizon_h = pos("job-days") * 24;
+  o.avail.max_holes = vm["max-holes"].as<int>();
+  if (o.avail.max_holes < 0 || o.avail.max_holes > 2)
+    throw UsageError("--max-holes " + std::to_string(o.avail.max_holes) + ": allowed 0..2 (step times are simulated for 1 and 2 failed boards)");
+  o.seeds = vm.count("seeds") ? vm["seeds"].as<int>() : o.quick ? 200 : 1000;
+  if (o.seeds < 2 || o.seeds > 1000000) throw UsageError("--seeds " + std::to_string(o.seeds) + ": allowed 2..1000000");
+  o.avail_model = vm["avail-model"].as<std::string>();
+  if (o.avail_model != "resnet" && o.avail_model != "bert") throw UsageError("--avail-model " + o.avail_model + ": allowed resnet | bert");
+  o.avail_dtype = vm["avail-dtype"].as<std::string>();
+  if (o.avail_dtype != "fp32" && o.avail_dtype != "bf16") throw UsageError("--avail-dtype " + o.avail_dtype + ": allowed fp32 | bf16");
+  o.argv = args;
+  return o;
+}
+
+}  // namespace fm::paper_report

@@ -1,0 +1,351 @@
+// faultmesh report paper: the sections of OUT/results.md and their numbers in
+// OUT/paper_data.json, from the runs and the fits (all but the availability section,
+// sim/paper_report_avail.cpp), and the figures drawn from them.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "sim/cli.h"
+#include "sim/paper_report_impl.h"
+#include "sim/plot.h"
+
+namespace fm::paper_report {
+
+namespace {
+
+// How a table's number was obtained: simulated at that size, or from the fit.
+std::string tag(bool simulated) { return simulated ? "sim" : "fit"; }
+
+}  // namespace
+
+void Report::write_intro() {
+  data["command"] = o.argv;
+  data["fail_at_available"] = mid;
+  for (const Machine& m : machines) data["sizes"][m.mesh()] = o.sizes_of(m.mesh());
+  md << "# Results: allreduce around holes and the training job's availability\n\n"
+     << "Written by `faultmesh report paper" ;
+  for (const std::string& a : o.argv) md << " " << a;
+  md << "` (sim/paper_report.cpp); rerun it to regenerate this page. "
+     << (o.quick ? "**Quick mode**: small machines and tiny sizes, a smoke test of the pipeline, not the paper's numbers. " : "")
+     << "Every number is labelled **sim** (simulated at flit level by `faultmesh allreduce`) or **fit** "
+     << "(from the fit time = a + b * bytes over the simulated sizes of the same machine, case and algorithm).\n\n";
+
+  md << "## Set-up\n\n"
+     << "- Machines: ";
+  for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo << " (" << machines[i].chips() << " chips)";
+  md << ". TPU-v3-like defaults of `faultmesh allreduce` (100 GB/s per link direction, 64-byte flits, "
+     << "4 VCs, 4 local lanes, chunk auto = bytes/256 within 4..64 KiB; docs/chip.md, docs/router-microarchitecture.md); boards of 2x2 chips.\n"
+     << "- Simulated sizes per chip: ";
+  for (const auto& [w, h] : o.meshes) {
+    const std::string mesh = std::to_string(w) + "x" + std::to_string(h);
+    md << (mesh == std::to_string(o.meshes[0].first) + "x" + std::to_string(o.meshes[0].second) ? "" : "; ") << mesh << ": ";
+    const auto& v = o.sizes_of(mesh);
+    for (size_t i = 0; i < v.size(); ++i) md << (i ? ", " : "") << size_str(v[i]);
+  }
+  md << " (`--verify off`: timing only; the allreduce tests check the sums)"
+     << (o.sizes_given ? ". **Not this mode's default sizes** (" + std::string(o.quick ? "32KiB,64KiB,128KiB" : "1MiB,2MiB,4MiB") +
+                             "): chosen with `--sizes`, e.g. to fit the time available; at small sizes the latency term a "
+                             "is a larger part of the time, so read the residuals and the extrapolation check"
+                       : std::string())
+     << ".\n"
+     << "- Algorithms: **ft2d** (2-D allreduce with rows and columns re-threaded around holes) against the "
+     << "two baselines **shrink** (2-D allreduce on the largest fault-free rectangle; the other chips idle) and "
+     << "**snake** (one ring through every live chip).\n"
+     << "- Gradients: ResNet-50 " << fmt(o.resnet_params / 1e6, 1) << "M parameters, BERT-large "
+     << fmt(o.bert_params / 1e6, 0) << "M; fp32 (4 bytes) and bf16 (2 bytes). The simulator's timing depends "
+     << "on the bytes only (the element size is only checked), so bf16 is the same machine at half the bytes.\n"
+     << "- Why fitted: the simulator runs about 1e6 router-cycles/s, so one 32x32 allreduce of a 100 MB gradient "
+     << "takes about an hour and of BERT's 1.36 GB about half a day. The gradient sizes are therefore extrapolated "
+     << "from the simulated sizes with the linear model, whose residuals are given with each fit.\n\n";
+}
+
+void Report::write_assumptions() {
+  md << "## Assumptions (all overridable)\n\n"
+     << "| assumption | value | option | source or reasoning |\n|---|---|---|---|\n"
+     << "| ResNet-50 compute per step | " << fmt(o.resnet_ms, 1) << " ms | `--resnet-compute-ms` | "
+     << "forward pass ~4.1 G multiply-adds = 8.2 GFLOP, training ~3x = ~25 GFLOP per image; a TPU-v3 chip peaks at "
+     << "123 TFLOP/s (bf16), taken at ~40 % utilisation = ~49 TFLOP/s, i.e. ~2,000 images/s per chip; per-chip "
+     << "batch 32 (global 32,768 on 1024 chips, the large-batch regime of MLPerf ResNet-50 submissions) gives 16 ms. "
+     << "An assumption, not a measurement. |\n"
+     << "| BERT-large compute per step | " << fmt(o.bert_ms, 1) << " ms | `--bert-compute-ms` | "
+     << "~6 FLOP per parameter per token (forward + backward), 340M parameters x 512 tokens = ~1.0 TFLOP per "
+     << "sequence; at ~49 TFLOP/s per chip ~21 ms per sequence; per-chip batch 8 (global 8,192 on 1024 chips, "
+     << "LAMB-style large batch) gives ~170 ms. An assumption. |\n"
+     << "| overlap of allreduce with compute | " << fmt(o.overlap, 2) << " | `--overlap` | "
+     << "exposed allreduce = (1 - overlap) x allreduce time. 0 (none) is the conservative default: the whole "
+     << "allreduce follows the backward pass; real frameworks overlap part of it with the backward pass. |\n"
+     << "| per-chip batch when chips are lost | fixed | - | weak scaling: the compute time per step does not "
+     << "change, the step processes fewer samples (throughput = working chips / step time). |\n"
+     << "| board MTBF | " << fmt(o.avail.mtbf_h, 0) << " h | `--mtbf-h` | Meta's Llama 3 report (2024) counts "
+     << "419 unexpected interruptions in 54 days on 16,384 GPUs, about one per 2,100 GPU-days (~5.8 years per "
+     << "accelerator including its share of host failures); a board of 4 chips plus its host would then fail every "
+     << "~1.4 years. We take 1 year to include host hardware and software failures: an assumption, and the "
+     << "result scales with it. |\n"
+     << "| (a) reschedule or repair wait | " << fmt(o.avail.reschedule_h, 2) << " h | `--reschedule-h` | time for "
+     << "the scheduler to give the job a healthy slice (or an operator to swap the host); assumption. On a fully "
+     << "used pod with no spare slice it is the repair time. |\n"
+     << "| restart from checkpoint | " << fmt(o.avail.restart_h * 60, 0) << " min | `--restart-h` | restore the "
+     << "checkpoint, re-initialise, recompile; assumption (minutes to tens of minutes for large jobs). |\n"
+     << "| (b) reconfigure around a hole | " << fmt(o.avail.reconfig_h * 60, 1) << " min | `--reconfig-min` | "
+     << "new route tables (faultmesh `routes` builds and checks them for 1024 chips in seconds), recompile the "
+     << "collective, redo the interrupted step from the replicated weights; assumption. |\n"
+     << "| (b) background board repair | " << fmt(o.avail.repair_h, 0) << " h | `--repair-h` | a replacement "
+     << "board installed within two days; repaired boards rejoin at the next checkpoint with a restart. |\n"
+     << "| checkpoint interval | " << fmt(o.avail.ckpt_h, 2) << " h | `--ckpt-h` | hourly; writing is assumed "
+     << "asynchronous (free); a failure in (a) loses the work since the last one. |\n"
+     << "| job length | " << fmt(o.avail.horizon_h / 24, 1) << " days | `--job-days` | a multi-week pre-training "
+     << "run. |\n"
+     << "| most holes in (b) | " << o.avail.max_holes << " | `--max-holes` | step times are simulated for 1 and "
+     << "2 failed boards; a further failure falls back to (a). |\n\n";
+}
+
+void Report::write_runs() {
+  md << "## Simulated runs\n\n"
+     << "Every run, with the time of the allreduce alone. Slowdown = time / time of the fault-free ft2d run "
+     << "of the same machine and size. `run` is the JSON in the runs directory (`" << o.runs << "`).\n\n"
+     << "| machine | case | algo | bytes | cycles | time_us | busbw_GBps | participants | slowdown | run |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
+  Json jruns = Json::array();
+  for (const Point& p : all) {
+    const Outcome& oc = res[p.name];
+    if (!oc.ok) {
+      md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes
+         << " | failed | | | | | " << p.name << ".json |\n";
+      jruns.push_back({{"run", p.name}, {"ok", false}, {"error", oc.error}});
+      continue;
+    }
+    const std::string ffn = p.m.name() + "_faultfree_ft2d_" + size_str(p.bytes);
+    const double t = oc.j.value("time_us", 0.0);
+    double slow = NAN;
+    if (res[ffn].ok) slow = t / res[ffn].j.value("time_us", 0.0);
+    md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | "
+       << oc.j.value("cycles", (uint64_t)0) << " | " << fmt(t, 3) << " | " << fmt(oc.j.value("busbw_GBps", 0.0), 2)
+       << " | " << oc.j.value("participants", 0) << " | " << fmt(slow, 3) << " | " << p.name << ".json |\n";
+    jruns.push_back({{"run", p.name}, {"ok", true}, {"machine", p.m.name()}, {"case", p.c.id}, {"algo", p.algo},
+                     {"bytes", p.bytes}, {"time_us", t}, {"slowdown", slow}});
+  }
+  data["runs"] = jruns;
+  bool any_failed = false;
+  for (const Point& p : all)
+    if (!res[p.name].ok) {
+      if (!any_failed) md << "\nFailed or refused runs (the reason from the run's stderr):\n\n";
+      any_failed = true;
+      md << "- " << p.name << ": " << res[p.name].error << "\n";
+    }
+  md << "\n";
+}
+
+void Report::write_fits() {
+  md << "## Fits: time_us = a + b * bytes\n\n"
+     << "Least squares over the simulated sizes. `rms` is the root mean square residual, `max rel` the largest "
+     << "residual relative to the simulated time. With two sizes the line passes through both points and the "
+     << "residual says nothing; the default uses three.\n\n"
+     << "| machine | case | algo | a (us) | b (us per MiB) | sizes | rms (us) | max rel |\n|---|---|---|---|---|---|---|---|\n";
+  Json jfits = Json::array();
+  for (const Machine& m : machines)
+    for (const Case& c : cases[m.name()])
+      for (const char* a : kAlgos) {
+        const Series& s = series[skey(m, c.id, a)];
+        if (!s.fit.ok) {
+          md << "| " << m.name() << " | " << c.id << " | " << a << " | not fitted" << (s.error.empty() ? "" : ": a run failed") << " | | | | |\n";
+          continue;
+        }
+        md << "| " << m.name() << " | " << c.id << " | " << a << " | " << fmt(s.fit.a, 3) << " | "
+           << fmt(s.fit.b * (1 << 20), 3) << " | " << s.fit.n << " | " << fmt(s.fit.rms, 4) << " | "
+           << fmt(100 * s.fit.max_rel, 2) << " % |\n";
+        jfits.push_back({{"machine", m.name()}, {"case", c.id}, {"algo", a}, {"a_us", s.fit.a},
+                         {"b_us_per_byte", s.fit.b}, {"n", s.fit.n}, {"rms_us", s.fit.rms}, {"max_rel", s.fit.max_rel}});
+      }
+  data["fits"] = jfits;
+  md << "\n";
+}
+
+void Report::write_checks() {
+  if (!checks.empty()) {
+    md << "## Extrapolation check\n\n"
+       << "The fits are used far beyond the simulated sizes. As a check, ft2d was also simulated at "
+       << o.check_factor << "x the largest size on the smallest machine, and compared with what its fit "
+       << "(from the smaller sizes only) predicts.\n\n"
+       << "| machine | case | bytes | simulated time_us | fitted time_us | fit error |\n|---|---|---|---|---|---|\n";
+    Json jc = Json::array();
+    for (const Point& p : checks) {
+      const Outcome& oc = res[p.name];
+      const Series& s = series[skey(p.m, p.c.id, p.algo)];
+      md << "| " << p.m.name() << " | " << p.c.id << " | " << p.bytes << " | ";
+      if (!oc.ok || !s.fit.ok) {
+        md << (oc.ok ? "" : "failed: " + oc.error) << " | " << (s.fit.ok ? "" : "not fitted") << " | |\n";
+        continue;
+      }
+      const double sim = oc.j.value("time_us", 0.0), fit = s.fit.at((double)p.bytes);
+      md << fmt(sim, 3) << " (sim) | " << fmt(fit, 3) << " (fit) | " << fmt(100 * (fit - sim) / sim, 2) << " % |\n";
+      jc.push_back({{"run", p.name}, {"machine", p.m.name()}, {"case", p.c.id}, {"bytes", p.bytes},
+                    {"time_us", sim}, {"fitted_us", fit}});
+    }
+    data["checks"] = jc;
+    std::string off;
+    for (const auto& c : jc) {
+      const double e = std::fabs(c["fitted_us"].get<double>() - c["time_us"].get<double>()) / c["time_us"].get<double>();
+      if (e > 0.1) off += (off.empty() ? "" : ", ") + c["machine"].get<std::string>() + " " + c["case"].get<std::string>() + " (" + fmt(100 * e, 0) + " %)";
+    }
+    if (!off.empty())
+      md << "\n**Warning:** the fit misses the larger run by more than 10 % for " << off << ". Its time is not linear "
+         << "in the bytes over the simulated sizes (see the fit residuals), so the fitted gradient-size numbers of such "
+         << "series (here ft2d with holes) are indicative only; simulating larger sizes would settle them.\n";
+    md << "\n";
+  }
+}
+
+void Report::write_training() {
+  md << "## Training step per machine\n\n"
+     << "Allreduce time (ms) of each gradient, the slowdown of ft2d against fault-free ft2d, each baseline "
+     << "against ft2d in the same case, the step time with ft2d (compute + (1 - overlap) x allreduce), and the "
+     << "training throughput relative to the fault-free machine, which counts both the slower step and the chips "
+     << "that do no work (the failed ones; for shrink also the idle live chips outside its rectangle: `workers`). "
+     << "Each allreduce time is marked sim or fit.\n\n";
+  Json jtrain = Json::array();
+  for (const Machine& m : machines) {
+    md << "### " << m.mesh() << " " << m.topo << " (" << m.chips() << " chips)\n\n"
+       << "| gradient | case | ft2d ms | shrink ms | snake ms | ft2d slowdown | shrink / ft2d | snake / ft2d | step ms (ft2d) | step slowdown | workers ft2d / shrink / snake | throughput ft2d | shrink | snake |\n"
+       << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const Gradient& g : grads) {
+      const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+      for (const Case& c : cases[m.name()]) {
+        Train t[3];
+        for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, c.id, kAlgos[i])], g, o.overlap);
+        md << "| " << g.model << " " << g.dtype << " | " << c.title;
+        for (int i = 0; i < 3; ++i)
+          md << " | " << (t[i].ok ? fmt(t[i].ar_ms, 4) + " " + tag(t[i].simulated) : "n/a");
+        const bool base = t[0].ok && ff.ok;
+        md << " | " << (base ? fmt(t[0].ar_ms / ff.ar_ms, 3) : "n/a")
+           << " | " << (t[0].ok && t[1].ok ? fmt(t[1].ar_ms / t[0].ar_ms, 3) : "n/a")
+           << " | " << (t[0].ok && t[2].ok ? fmt(t[2].ar_ms / t[0].ar_ms, 3) : "n/a")
+           << " | " << (t[0].ok ? fmt(t[0].step_ms, 3) : "n/a")
+           << " | " << (base ? fmt(t[0].step_ms / ff.step_ms, 4) : "n/a") << " | ";
+        for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? std::to_string(t[i].workers) : "n/a");
+        for (int i = 0; i < 3; ++i) md << " | " << (t[i].ok && ff.ok ? fmt(rel_throughput(t[i], ff, m.chips()), 4) : "n/a");
+        md << " |\n";
+        Json jt = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"bytes", g.bytes()}, {"case", c.id}};
+        for (int i = 0; i < 3; ++i)
+          if (t[i].ok)
+            jt[kAlgos[i]] = {{"allreduce_ms", t[i].ar_ms}, {"source", tag(t[i].simulated)}, {"step_ms", t[i].step_ms},
+                             {"workers", t[i].workers}, {"throughput", ff.ok ? rel_throughput(t[i], ff, m.chips()) : NAN}};
+        jtrain.push_back(jt);
+      }
+    }
+    md << "\n";
+  }
+  data["training"] = jtrain;
+}
+
+// Generated from the numbers above (BERT-large fp32).
+void Report::write_observations() {
+  md << "## Observations\n\n"
+     << "Generated from the tables above for BERT-large fp32 (fit): the range of ft2d's allreduce slowdown over "
+     << "the fault cases, and per case the algorithm with the highest training throughput.\n\n";
+  for (const Machine& m : machines) {
+    const Gradient& g = grads[2];
+    const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+    if (!ff.ok) {
+      md << "- " << m.mesh() << " " << m.topo << ": the fault-free ft2d runs failed; nothing to compare.\n";
+      continue;
+    }
+    double lo = INFINITY, hi = 0;
+    std::string best;
+    for (const Case& c : cases[m.name()]) {
+      if (c.id == "faultfree") continue;
+      const Train t0 = train(series[skey(m, c.id, "ft2d")], g, o.overlap);
+      if (t0.ok) lo = std::min(lo, t0.ar_ms / ff.ar_ms), hi = std::max(hi, t0.ar_ms / ff.ar_ms);
+      double bt = -1;
+      std::string ba = "none";
+      for (const char* a : kAlgos) {
+        const Train t = train(series[skey(m, c.id, a)], g, o.overlap);
+        if (t.ok && rel_throughput(t, ff, m.chips()) > bt) bt = rel_throughput(t, ff, m.chips()), ba = a;
+      }
+      best += (best.empty() ? "" : "; ") + c.id + " " + ba + (bt >= 0 ? " (" + fmt(bt, 3) + ")" : "");
+    }
+    md << "- " << m.mesh() << " " << m.topo << ": the failed chips alone cost " << fmt(100.0 * 4 / m.chips(), 2)
+       << " % of the throughput for one board (" << m.chips() - 4 << " of " << m.chips() << " chips work) and "
+       << fmt(100.0 * 8 / m.chips(), 2) << " % for two; ft2d allreduce " << (hi > 0 ? fmt(lo, 2) + "x to " + fmt(hi, 2) + "x" : "n/a")
+       << " the fault-free time; best throughput: " << best << ".\n";
+  }
+  md << "\n";
+}
+
+void Report::write_mid() {
+  md << "## A board failing mid-allreduce\n\n";
+  if (!mid) {
+    md << "**Not yet available.** This case needs the mid-run fault controller (`faultmesh allreduce --fail-at "
+          "CYCLE:board:bx,by`), which this build's `faultmesh allreduce --help` does not list. When it does, "
+          "this command runs the case `board_mid` (the centre board failing at " << fmt(o.fail_at_frac, 2)
+       << " of the fault-free ft2d time, `--fail-at-fraction`) for every algorithm and size, and it appears in "
+          "the tables above. No number is given for it here.\n\n";
+  } else {
+    md << "Run with `--fail-at` at " << fmt(o.fail_at_frac, 2) << " of the fault-free time of the same "
+       << "algorithm and size (case `board_mid` in the tables above).\n\n";
+  }
+}
+
+void Report::write_figures() {
+  md << "## Figures\n\n";
+  const std::string img = o.out + "/img";
+  // Heatmaps: the largest machine (first topology), largest size, ft2d, before and after.
+  const Machine& big = biggest();
+  {
+    const std::string stem = big.name() + "_%s_ft2d_" + size_str(o.sizes_of(big.mesh()).back());
+    char before[256], after[256];
+    std::snprintf(before, sizeof before, stem.c_str(), "faultfree");
+    std::snprintf(after, sizeof after, stem.c_str(), "board_centre");
+    if (res[before].ok && res[after].ok) {
+      plot_heatmap(img, res[before].j, "before", big.mesh() + " " + big.topo + ", ft2d, fault-free");
+      plot_heatmap(img, res[after].j, "after", big.mesh() + " " + big.topo + ", ft2d, centre board failed");
+      md << "Link utilization (flits/cycle per link direction over the allreduce) of ft2d on " << big.mesh() << " "
+         << big.topo << " at " << size_str(o.sizes_of(big.mesh()).back()) << " per chip, fault-free and with the centre board "
+         << "failed (sim):\n\n![before](img/heatmap_before.png)\n![after](img/heatmap_after.png)\n\n";
+      figs.push_back("heatmap_before");
+      figs.push_back("heatmap_after");
+    } else {
+      md << "Heatmaps: not drawn (the runs " << before << " / " << after << " did not complete).\n\n";
+    }
+  }
+  // Slowdown bars: BERT-large fp32 per machine.
+  for (const Machine& m : machines) {
+    const Gradient& g = grads[2];
+    const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+    if (!ff.ok) continue;
+    std::ostringstream d;
+    d << "$d << EOD\n";
+    for (const Case& c : cases[m.name()]) {
+      d << "\"" << c.id << "\"";
+      for (const char* a : kAlgos) {
+        const Train t = train(series[skey(m, c.id, a)], g, o.overlap);
+        d << " " << (t.ok ? fmt(t.ar_ms / ff.ar_ms, 5) : "NaN");
+      }
+      d << "\n";
+    }
+    d << "EOD\nset title 'Allreduce time vs fault-free ft2d, " << g.model << " " << g.dtype << " (fit), " << m.mesh()
+      << " " << m.topo << "'\nset ylabel 'slowdown (x)'\nset style data histograms\n"
+      << "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\nset grid ytics\n"
+      << "set yrange [0:*]\nset key top left\nset xtics rotate by -20\n";
+    const std::string name = "slowdown_" + m.name();
+    plot_script(img, name, d.str(), "plot $d using 2:xtic(1) title 'ft2d' lc 1, '' using 3 title 'shrink' lc 2, '' using 4 title 'snake' lc 3", 900, 500);
+    figs.push_back(name);
+    md << "![slowdown " << m.name() << "](img/" << name << ".png)\n";
+  }
+  md << "\n";
+}
+
+void Report::write_files() {
+  const std::string img = o.out + "/img";
+  md << "\n## Files\n\n`paper_data.json` beside this page holds every number above; the figures are in `img/` as PNG "
+     << "and SVG with their gnuplot scripts (`gnuplot NAME.gp`, run from the directory the report was written from, "
+     << "redraws one).\n";
+  data["figures"] = figs;
+  write_file_atomic(o.out + "/results.md", md.str());
+  write_file_atomic(o.out + "/paper_data.json", data.dump(1) + "\n");
+  std::cout << o.out << "/results.md\n" << o.out << "/paper_data.json\n";
+  for (const std::string& f : figs) std::cout << img << "/" << f << ".png\n";
+}
+
+}  // namespace fm::paper_report

@@ -1,0 +1,188 @@
+// faultmesh report paper, step 1: the fault cases of each machine, the `faultmesh
+// allreduce` arguments of each point, and the points run as child processes (resuming
+// from the runs directory).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "sim/paper_report_impl.h"
+#include "sim/subprocess.h"
+#include "sim/util/job_pool.h"
+#include "sim/util/json_io.h"
+
+namespace fm::paper_report {
+
+namespace {
+
+// A coordinate as the options write it: "x,y".
+std::string bstr(int x, int y) { return std::to_string(x) + "," + std::to_string(y); }
+
+// The cases on a W x H machine (both multiples of 4, so the board grid is at least 2x2
+// and the positions below are distinct boards).
+std::vector<Case> cases_for(int W, int H, bool mid_available) {
+  const int bw = W / 2, bh = H / 2;  // board grid
+  std::vector<Case> c;
+  c.push_back({"faultfree", "fault-free", {}, 0});
+  c.push_back({"board_centre", "1 board, centre (" + bstr(bw / 2, bh / 2) + ")", {"--fail-board", bstr(bw / 2, bh / 2)}, 1});
+  c.push_back({"board_edge", "1 board, edge (" + bstr(bw / 2, 0) + ")", {"--fail-board", bstr(bw / 2, 0)}, 1});
+  c.push_back({"board_corner", "1 board, corner (0,0)", {"--fail-board", "0,0"}, 1});
+  const int ax = bw / 4, ay = bh / 4, bx = 3 * bw / 4, by = 3 * bh / 4;
+  c.push_back({"two_boards", "2 boards (" + bstr(ax, ay) + ") (" + bstr(bx, by) + ")",
+               {"--fail-board", bstr(ax, ay), "--fail-board", bstr(bx, by)}, 2});
+  const std::string link = bstr(W / 2, H / 2) + ":E";
+  c.push_back({"one_link", "1 link (" + link + ")", {"--fail-link", link}, 0});
+  if (mid_available) {
+    Case m{"board_mid", "1 board (" + bstr(bw / 2, bh / 2) + ") fails mid-allreduce", {}, 1, true, bw / 2, bh / 2};
+    c.push_back(m);
+  }
+  return c;
+}
+
+// A run's JSON file (null when missing or not complete JSON: not done).
+Json read_json(const std::string& p) { return read_json_file<Json>(p); }
+
+// The last non-empty line of a file: a failed run's reason, from its stderr.
+std::string last_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string l, last;
+  while (std::getline(f, l))
+    if (!l.empty()) last = l;
+  return last;
+}
+
+// The allreduce arguments of a point (the mid case's failure cycle comes from the
+// fault-free run of the same machine, algorithm and size: `ff_cycles`).
+std::vector<std::string> point_args(const Point& p, const std::string& json, uint64_t ff_cycles,
+                                    double frac) {
+  std::vector<std::string> a = {"allreduce", "--mesh", p.m.mesh(), "--topology", p.m.topo,
+                                "--algo", p.algo, "--bytes", std::to_string(p.bytes),
+                                "--verify", "off", "--json", json, "-q"};
+  a.insert(a.end(), p.c.args.begin(), p.c.args.end());
+  if (p.c.mid) {
+    const uint64_t at = std::max<uint64_t>(1, (uint64_t)std::llround(frac * (double)ff_cycles));
+    a.push_back("--fail-at");
+    a.push_back(std::to_string(at) + ":board:" + bstr(p.c.mid_bx, p.c.mid_by));
+    a.push_back("--restart-algo");  // each algorithm recovers with itself
+    a.push_back(p.algo);
+  }
+  return a;
+}
+
+// Runs the points not yet done, `jobs` child processes at a time; fills `out`.
+void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::string, Outcome>* out,
+                const std::map<std::string, uint64_t>& ff_cycles) {
+  const std::string exe = self_exe();
+  std::vector<const Point*> todo;
+  for (const Point& p : pts) {
+    const std::string f = o.runs + "/" + p.name + ".json";
+    const Json j = read_json(f);
+    if (j.is_object() && j.value("ok", false)) {
+      (*out)[p.name] = {true, j, ""};
+    } else {
+      todo.push_back(&p);
+    }
+  }
+  std::cerr << "report: " << pts.size() << " runs, " << pts.size() - todo.size()
+            << " already done, " << todo.size() << " to run, " << o.jobs << " at a time\n";
+  int done = 0;
+  auto finish = [&](const Point* p, int code, double secs) {
+    const std::string f = o.runs + "/" + p->name;
+    const Json j = read_json(f + ".json");
+    Outcome oc;
+    if (code == 0 && j.is_object() && j.value("ok", false)) {
+      oc = {true, j, ""};
+    } else {
+      std::string why = last_line(f + ".err");
+      oc.error = "exit " + std::to_string(code) + (why.empty() ? "" : ": " + why);
+    }
+    (*out)[p->name] = oc;
+    ++done;
+    std::cerr << "report: [" << done << "/" << todo.size() << "] " << p->name << " "
+              << (oc.ok ? "ok" : "FAILED (" + oc.error + ")") << ", " << fmt(secs, 1) << " s\n";
+  };
+  run_pool(
+      todo.size(), o.jobs,
+      [&](size_t i, PoolChild* c) {
+        const Point* p = todo[i];
+        const std::string f = o.runs + "/" + p->name;
+        uint64_t ffc = 0;
+        if (p->c.mid) {
+          const auto it = ff_cycles.find(p->m.name() + "_" + p->algo + "_" + std::to_string(p->bytes));
+          if (it == ff_cycles.end() || it->second == 0) {
+            (*out)[p->name] = {false, Json(), "the fault-free run it times the failure from did not complete"};
+            return false;
+          }
+          ffc = it->second;
+        }
+        std::vector<std::string> argv = {exe};
+        for (const std::string& a : point_args(*p, f + ".json", ffc, o.fail_at_frac)) argv.push_back(a);
+        std::remove((f + ".err").c_str());
+        std::remove((f + ".out").c_str());
+        try {
+          c->pid = spawn_redirected(argv, f + ".out", f + ".err", &c->fd);
+          return true;
+        } catch (const std::runtime_error& e) {
+          (*out)[p->name] = {false, Json(), e.what()};
+          return false;
+        }
+      },
+      [&](size_t i, const PoolResult& r) { finish(todo[i], r.exit_code, r.seconds); });
+}
+
+// Whether `faultmesh allreduce` has the mid-run fault controller's --fail-at option.
+bool fail_at_available() {
+  try {
+    const Captured c = run_capture({self_exe(), "allreduce", "--help"});
+    return c.exit_code == 0 && c.out.find("--fail-at") != std::string::npos;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void Report::plan_points() {
+  mid = fail_at_available();
+  for (const auto& [w, h] : o.meshes)
+    for (const std::string& t : o.topos) machines.push_back({w, h, t});
+  for (const Machine& m : machines) {
+    cases[m.name()] = cases_for(m.w, m.h, mid);
+    for (const Case& c : cases[m.name()])
+      for (const char* a : kAlgos)
+        for (uint64_t b : o.sizes_of(m.mesh())) {
+          Point p{m, c, a, b, m.name() + "_" + c.id + "_" + a + "_" + size_str(b)};
+          (c.mid ? midpts : stat).push_back(p);
+        }
+  }
+}
+
+void Report::run_all_points() {
+  run_points(o, stat, &res, {});
+  if (!midpts.empty()) {
+    std::map<std::string, uint64_t> ffc;
+    for (const Point& p : stat)
+      if (p.c.id == "faultfree" && res[p.name].ok)
+        ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
+    run_points(o, midpts, &res, ffc);
+  }
+  all = stat;
+  all.insert(all.end(), midpts.begin(), midpts.end());
+  // Extrapolation check: bigger runs on the smallest machine (per topology), not fitted.
+  if (o.check_factor) {
+    const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
+                        return a.chips() < b.chips();
+                      })->chips();
+    for (const Machine& m : machines)
+      if (m.chips() == least)
+        for (const Case& c : cases[m.name()])
+          if (c.id == "faultfree" || c.id == "board_centre") {
+            const uint64_t b = o.sizes_of(m.mesh()).back() * (uint64_t)o.check_factor;
+            checks.push_back({m, c, "ft2d", b, m.name() + "_" + c.id + "_ft2d_" + size_str(b) + "_check"});
+          }
+    run_points(o, checks, &res, {});
+  }
+}
+
+}  // namespace fm::paper_report
