@@ -5,7 +5,7 @@
 // and config-file options (sim/options.cpp), reading them into a Config (apply_option),
 // validate(), the config echo of every result (config_json) and the parameter table of
 // docs/options.md (params_markdown, checked against the page by a docs test). Adding a
-// parameter is adding a row to params() in tb/config_schema.cpp.
+// parameter is adding a row to params() in tb/config_params.cpp.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
