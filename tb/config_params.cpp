@@ -301,7 +301,12 @@ std::vector<Param> make_params() {
                             : "";
                },
                [](const Config& c) { return Json(c.coll.bytes); }, "gradient bytes per chip, e.g. 64MiB, 100MB, 4096"),
-      [](Param& p) { p.default_text = "16MiB"; }));
+      [](Param& p) {
+        p.default_text = "16MiB";
+        p.check = [](const Config& c) -> std::string {
+          return c.coll.bytes ? "" : "--bytes 0: expected a positive whole number of bytes";
+        };
+      }));
   t.push_back(text_row(
       "dtype", S::Collective, kAllreduce, "coll.dtype", "fp32 | bf16",
       [](const std::string& s, Config* c) { return choice(parse_dtype, s, &c->coll.dtype, "fp32 | bf16"); },
@@ -379,7 +384,12 @@ std::vector<Param> make_params() {
                               return parse_bytes(s, &c->chip.hbm_bytes) ? "" : "expected bytes, e.g. 32GiB";
                             },
                             [](const Config& c) { return Json(c.chip.hbm_bytes); }, "HBM capacity per chip"),
-                   [](Param& p) { p.default_text = "32GiB"; }));
+                   [](Param& p) {
+                     p.default_text = "32GiB";
+                     p.check = [](const Config& c) -> std::string {
+                       return c.chip.hbm_bytes ? "" : "--hbm-bytes 0: expected bytes, e.g. 32GiB";
+                     };
+                   }));
   t.push_back(real_row("reduce-bw", S::Chip, kAllreduce, "chip.reduce_gbps", FM_REF(double, chip.reduce_gbps), 0,
                        true, 1e6, "GB/s", "reduction unit throughput, of incoming data"));
   // Up to 10 s: more than any training step's compute and within what a run can simulate
@@ -513,7 +523,15 @@ std::vector<Param> make_params() {
                             nullptr,
                             "worker threads evaluating each cycle, 1..256, or auto (the machine's cores); results "
                             "are the same for every count (docs/performance.md)"),
-                   [](Param& p) { p.default_text = "auto", p.echoed = false; }));
+                   [](Param& p) {
+                     p.default_text = "auto", p.echoed = false;
+                     p.check = [](const Config& c) -> std::string {
+                       return c.run.threads < 0 || c.run.threads > 256
+                                  ? "--threads " + std::to_string(c.run.threads) +
+                                        ": allowed auto or a whole number 1..256"
+                                  : "";
+                     };
+                   }));
   t.push_back(with(text_row("mem-limit", S::Network, kRuns | kRoutes, "run.mem_limit", "auto or bytes",
                             [](const std::string& s, Config* c) -> std::string {
                               if (s == "auto") {

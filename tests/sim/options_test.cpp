@@ -117,6 +117,9 @@ TEST(OptionSchema, ValidateChecksChipCollectiveAndRecoveryFields) {
        "--bytes 68719476736 does not fit in --hbm-bytes 34359738368"},
       {[](Config* c) { c->recovery.quiet = 3; }, "--drain-quiet 3: allowed >= 8 cycles"},
       {[](Config* c) { c->recovery.write_cycles = 0; }, "--table-write-cycles 0: allowed >= 1 cycles"},
+      {[](Config* c) { c->coll.bytes = 0; }, "--bytes 0: expected a positive whole number of bytes"},
+      {[](Config* c) { c->chip.hbm_bytes = 0; }, "--hbm-bytes 0: expected bytes, e.g. 32GiB"},
+      {[](Config* c) { c->run.threads = 300; }, "--threads 300: allowed auto or a whole number 1..256"},
       {[](Config* c) { c->run.util_window = 1000; },
        "--util-window 1000: allowed a multiple of 256 cycles up to 2^30"},
   };
