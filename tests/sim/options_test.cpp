@@ -98,7 +98,7 @@ TEST(OptionSchema, ValidateRefusesEveryNumberRowOutsideItsRange) {
   }
 }
 
-// Fields that validate() did not check before the schema (chip, collective, recovery),
+// Chip, collective, recovery and run fields, checked on a Config built by hand (not parsed),
 // each with the message worked out by hand.
 TEST(OptionSchema, ValidateChecksChipCollectiveAndRecoveryFields) {
   struct Case {
