@@ -69,13 +69,10 @@ int cmd_allreduce(const std::vector<std::string>& args) {
                   &vm))
     return kExitOk;
   Config cfg = allreduce_config_from(vm);
-  Outputs out = outputs_from(vm);
-  out.html = html_from(vm);
-  const WaveOptions wave = wave_from(vm, &cfg.net);
+  Outputs out;
+  WaveOptions wave;
   RunOptions ro;
-  ro.progress = isatty(2) && !out.quiet;
-  ro.wave = &wave;
-  ro.router_factory = rtl_routers_from(vm, cfg.net, wave);
+  run_outputs_from(vm, cfg.net, &out, &wave, &ro);
   const AllreduceResult r = run_allreduce(cfg, ro);
   return finish_run(out, allreduce_json(r), allreduce_summary(r), "", ro, wave, r.wave_note, r.ok,
                     r.stop_reason, r.message);

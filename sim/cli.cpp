@@ -73,6 +73,16 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   if (!tf.in_place() && std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
 }
 
+void run_outputs_from(const po::variables_map& vm, const NetworkConfig& net, Outputs* out, WaveOptions* wave,
+                      RunOptions* ro) {
+  *out = outputs_from(vm);
+  out->html = html_from(vm);
+  *wave = wave_from(vm, &net);
+  ro->progress = isatty(2) && !out->quiet;
+  ro->wave = wave;
+  ro->router_factory = rtl_routers_from(vm, net, *wave);
+}
+
 int cmd_traffic(const std::vector<std::string>& args) {
   po::options_description desc;
   desc.add(network_options()).add(traffic_options()).add(output_options()).add(html_options())
@@ -85,13 +95,10 @@ int cmd_traffic(const std::vector<std::string>& args) {
                   &vm))
     return kExitOk;
   const Config cfg = config_from(vm);
-  Outputs out = outputs_from(vm);
-  out.html = html_from(vm);
-  const WaveOptions wave = wave_from(vm, &cfg.net);
+  Outputs out;
+  WaveOptions wave;
   RunOptions ro;
-  ro.progress = isatty(2) && !out.quiet;
-  ro.wave = &wave;
-  ro.router_factory = rtl_routers_from(vm, cfg.net, wave);
+  run_outputs_from(vm, cfg.net, &out, &wave, &ro);
   const TrafficResult r = run_traffic(cfg, ro);
   return finish_run(out, result_json(r), human_summary(r), "  ", ro, wave, r.wave_note, r.ok,
                     r.stop_reason, r.message);

@@ -56,6 +56,11 @@ po::options_description wave_options(bool network = true);
 // the whole memory estimate (network, schedule, verified data) against --mem-limit.
 po::options_description allreduce_options();
 Config allreduce_config_from(const po::variables_map& vm);
+// What a simulating command (traffic, allreduce) does with its output options: the
+// result files, the run page, the waveform and the RTL-router switch, checked, and the
+// run's options pointing at *wave (which must outlive the run). Throws UsageError.
+void run_outputs_from(const po::variables_map& vm, const NetworkConfig& net, Outputs* out, WaveOptions* wave,
+                      RunOptions* ro);
 // The end of every simulating command: writes the JSON/CSV results, prints the summary
 // (and which routers, where the waveform went, the tracer's note; `indent` prefixes
 // those lines) and returns the exit code (kExitRunFailed with the reason when !ok).
