@@ -12,6 +12,7 @@
 //
 // A failed link carries nothing: flits and credits sent into it are counted and lost.
 #pragma once
+#include <stdexcept>
 #include <systemc>
 #include <vector>
 
@@ -24,35 +25,30 @@ class Link : public sc_core::sc_module {
  public:
   // max_credits: most credits that can be outstanding (VCs x buffer depth downstream).
   Link(sc_core::sc_module_name name, int latency, int credit_latency, int max_credits)
-      : sc_module(name), latency_(latency), credit_latency_(credit_latency) {
+      : sc_module(name), latency_((uint16_t)latency), credit_latency_((uint16_t)credit_latency) {
+    // The control line holds latencies and ring masks in 16 bits (the options allow
+    // latencies up to 1,000 and 16 VCs x 256 flits).
+    if (latency < 1 || latency > 65000 || credit_latency < 1 || credit_latency > 65000 ||
+        max_credits < 0 || max_credits > 65000)
+      throw std::invalid_argument("Link: latency, credit latency or credits out of range");
     size_t n = 1;
     while (n < (size_t)latency + 2) n <<= 1;  // departure may be delayed 1 cycle (ST stage)
-    if (n <= kInlineSlots) {
-      fring_ = fslots_;
-    } else {
-      flits_.resize(n);
-      fring_ = flits_.data();
-    }
-    fmask_ = (uint32_t)(n - 1);
+    if (n > kInlineSlots) flits_.resize(n);
+    fmask_ = (uint16_t)(n - 1);
     n = 1;
     while (n < (size_t)max_credits + 1) n <<= 1;
-    if (n <= kInlineCredits) {
-      cring_ = cinline_;
-    } else {
-      credits_.resize(n);
-      cring_ = credits_.data();
-    }
-    cmask_ = (uint32_t)(n - 1);
+    if (n > kInlineCredits) credits_.resize(n);
+    cmask_ = (uint16_t)(n - 1);
   }
-  // The rings may point into the object itself: a Link is never copied or moved.
+  // The rings may be inside the object itself: a Link is never copied or moved.
   Link(const Link&) = delete;
   Link& operator=(const Link&) = delete;
   // upstream sends flits out of its port up_port; downstream receives them on down_port.
   void bind(Clocked* upstream, int up_port, Clocked* downstream, int down_port) {
     up_ = upstream;
     down_ = downstream;
-    up_bit_ = 1u << up_port;
-    down_bit_ = 1u << down_port;
+    up_port_ = (uint8_t)up_port;
+    down_port_ = (uint8_t)down_port;
   }
 
   // Flit leaving the upstream unit at cycle `depart`; arrives at depart + latency.
@@ -66,7 +62,7 @@ class Link : public sc_core::sc_module {
       return;
     }
     const Cycle at = depart + latency_;
-    Slot& s = fring_[at & fmask_];
+    Slot& s = fring()[at & fmask_];
     s.flit = f;
     s.at = at | kValid;
     ++sent_;
@@ -79,12 +75,12 @@ class Link : public sc_core::sc_module {
       }
       return;
     }
-    if (inflight_flits_++ == 0) down_->flit_ports_ |= down_bit_;
+    if (inflight_flits_++ == 0) down_->flit_ports_ |= down_bit();
     down_->wake_at(at);
   }
   // The receiver's side of the flits sent in the cycle just evaluated (Clock, step 2).
   void commit_flits() {
-    if (inflight_flits_ == 0) down_->flit_ports_ |= down_bit_;
+    if (inflight_flits_ == 0) down_->flit_ports_ |= down_bit();
     inflight_flits_ += pend_flits_;
     pend_flits_ = 0;
     down_->wake_at(pend_at_);
@@ -92,10 +88,10 @@ class Link : public sc_core::sc_module {
   // Flit arriving at cycle `now`, if any.
   bool receive(Cycle now, Flit* out) {
     if (!inflight_flits_) return false;
-    Slot& s = fring_[now & fmask_];
+    Slot& s = fring()[now & fmask_];
     if (!(s.at & kValid)) return false;
     s.at &= ~kValid;
-    if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
+    if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit();
     *out = s.flit;
     return true;
   }
@@ -103,10 +99,10 @@ class Link : public sc_core::sc_module {
   // pointer stays valid until the slot is reused (>= latency + 1 cycles later).
   const Flit* arrive(Cycle now) {
     if (!inflight_flits_) return nullptr;
-    Slot& s = fring_[now & fmask_];
+    Slot& s = fring()[now & fmask_];
     if (!(s.at & kValid)) return nullptr;
     s.at &= ~kValid;
-    if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit_;
+    if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit();
     return &s.flit;
   }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
@@ -130,7 +126,7 @@ class Link : public sc_core::sc_module {
   // VC of the oldest credit that has arrived by cycle `now`, or -1.
   int receive_credit(Cycle now) {
     if (!inflight_credits_) return -1;
-    const Credit c = cring_[chead_ & cmask_];
+    const Credit c = cring()[chead_ & cmask_];
     if (c.at() > now) return -1;
     ++chead_;
     if (--inflight_credits_ == 0) credits_drained(c);
@@ -142,9 +138,11 @@ class Link : public sc_core::sc_module {
   void receive_credits(Cycle now, Take&& take) {
     uint32_t n = inflight_credits_;
     uint32_t h = chead_;
+    const Credit* ring = cring();
+    const uint32_t mask = cmask_;
     Credit c{0};
     while (n) {
-      c = cring_[h & cmask_];
+      c = ring[h & mask];
       if (c.at() > now) break;
       take(c.vc());
       ++h;
@@ -163,13 +161,13 @@ class Link : public sc_core::sc_module {
   void fail() {
     failed_ = true;
     for (uint32_t i = 0; i <= fmask_; ++i) {
-      Slot& s = fring_[i];
+      Slot& s = fring()[i];
       if (s.at & kValid) ++dropped_flits_;
       s.at = kNoArrival;  // dropped flits never arrive (flit_arriving() must not show them)
     }
     dropped_credits_ += inflight_credits_;
-    down_->flit_ports_ &= ~down_bit_;
-    up_->credit_ports_ &= ~up_bit_;
+    down_->flit_ports_ &= ~down_bit();
+    up_->credit_ports_ &= ~up_bit();
     inflight_flits_ = inflight_credits_ = 0;
   }
   bool failed() const { return failed_; }
@@ -183,11 +181,11 @@ class Link : public sc_core::sc_module {
   uint64_t flush() {
     uint64_t n = 0;
     for (uint32_t i = 0; i <= fmask_; ++i) {
-      Slot& s = fring_[i];
+      Slot& s = fring()[i];
       if (s.at & kValid) { s.at = kNoArrival; ++n; }
     }
-    if (down_) down_->flit_ports_ &= ~down_bit_;
-    if (up_) up_->credit_ports_ &= ~up_bit_;
+    if (down_) down_->flit_ports_ &= ~down_bit();
+    if (up_) up_->credit_ports_ &= ~up_bit();
     inflight_flits_ = inflight_credits_ = 0;
     return n;
   }
@@ -198,7 +196,7 @@ class Link : public sc_core::sc_module {
   // [now, now + latency + 1]: a slot is reused only for an arrival ring-size (>= latency
   // + 2) cycles later, and its arrival cycle tells an old flit from a new one.
   const Flit* flit_arriving(Cycle at) const {
-    const Slot& s = fring_[at & fmask_];
+    const Slot& s = fring()[at & fmask_];
     return (s.at & ~kValid) == at ? &s.flit : nullptr;
   }
   // VC of the credit arriving in cycle `at` (-1: none), whether the receiver has applied
@@ -206,10 +204,10 @@ class Link : public sc_core::sc_module {
   // it applied last is still in its ring slot (a reused slot holds a later cycle).
   int credit_arriving(Cycle at) const {
     // The one applied last: still in its slot, or saved when the ring drained.
-    const Credit last = chead_ ? cring_[(chead_ - 1) & cmask_] : last_credit_;
+    const Credit last = chead_ ? cring()[(chead_ - 1) & cmask_] : last_credit_;
     if (last.bits && last.at() == at) return last.vc();
     for (uint32_t i = 0; i < inflight_credits_; ++i) {
-      const Credit c = cring_[(chead_ + i) & cmask_];
+      const Credit c = cring()[(chead_ + i) & cmask_];
       if (c.at() == at) return c.vc();
       if (c.at() > at) break;
     }
@@ -220,7 +218,7 @@ class Link : public sc_core::sc_module {
   int credits_waiting(Cycle now, int vc) const {
     int n = 0;
     for (uint32_t i = 0; i < inflight_credits_; ++i) {
-      const Credit c = cring_[(chead_ + i) & cmask_];
+      const Credit c = cring()[(chead_ + i) & cmask_];
       if (c.at() > now) break;
       n += c.vc() == vc;
     }
@@ -232,7 +230,7 @@ class Link : public sc_core::sc_module {
   // depends on when it next evaluates, which is the simulator's business, not the link's.)
   uint32_t credits_in_flight(Cycle now) const {
     uint32_t n = inflight_credits_;
-    while (n && cring_[(chead_ + inflight_credits_ - n) & cmask_].at() <= now) --n;
+    while (n && cring()[(chead_ + inflight_credits_ - n) & cmask_].at() <= now) --n;
     return n;
   }
   int credit_latency() const { return credit_latency_; }
@@ -260,50 +258,56 @@ class Link : public sc_core::sc_module {
       ++dropped_credits_;
       return;
     }
-    cring_[(chead_ + inflight_credits_) & cmask_] = c;
-    if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit_;
+    cring()[(chead_ + inflight_credits_) & cmask_] = c;
+    if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit();
   }
-  // Every credit has been applied: the next one is written to slot 0 again. With the
-  // usual one or two credits in flight the ring then stays in its first slots, which
-  // share the credit side's cache line. The tracer's credit_arriving() needs the credit
+  // Every credit has been applied: the next one is written to slot 0 again, which
+  // shares the control line. The tracer's credit_arriving() needs the credit
   // applied last, which slot chead_ - 1 no longer holds: it is kept here.
   void credits_drained(Credit last) {
     last_credit_ = last;
     chead_ = 0;
-    up_->credit_ports_ &= ~up_bit_;
+    up_->credit_ports_ &= ~up_bit();
   }
-  // The fields every flit and credit touches, grouped by side: the flit side (sender and
-  // receiver of flits) and the credit side (sender and receiver of credits), each with
-  // its ring inline when it is small (the usual case), so a flit or a credit costs one or
-  // two cache lines instead of the Link's line plus a line of a separate heap block. On a
-  // 32x32 torus the whole network no longer stays in cache, and every line is a miss.
+  // Both parties of a link touch the flit side and the credit side for every flit (the
+  // sender writes a flit and reads its credit back, the receiver reads the flit and sends
+  // the credit), so every control field of both sides is in one cache line, followed by
+  // the credit ring's inline slots: the first of them is in that line too (the ring
+  // restarts at slot 0 whenever it drains). They used to be two lines, one per side;
+  // fitting them in one (16-bit masks and latencies, port numbers instead of port bits,
+  // ring pointers computed from the masks) saves a line per flit at each end of a link.
+  // On a 32x32 torus the whole network does not stay in cache, and every line is a miss.
   static constexpr size_t kInlineSlots = 8;     // flit latency up to 6
   static constexpr size_t kInlineCredits = 64;  // VCs x buffer depth up to 63
-  alignas(64) Slot* fring_ = nullptr;  // fslots_ or flits_.data()
-  uint32_t fmask_ = 0;
-  uint32_t inflight_flits_ = 0;
-  Clocked* down_ = nullptr;
-  uint32_t down_bit_ = 0;
-  const int latency_;
-  uint64_t sent_ = 0;
-  bool failed_ = false;
-  uint32_t pend_flits_ = 0;  // sent in the cycle being evaluated, not yet committed
-  Cycle pend_at_ = 0;        // the earliest arrival among them
-  alignas(64) Slot fslots_[kInlineSlots];
-  // Credit side: FIFO ring cring_[chead_ .. chead_ + inflight_credits_), then its slots.
-  alignas(64) Credit* cring_ = nullptr;  // cinline_ or credits_.data()
-  uint32_t chead_ = 0;
-  uint32_t cmask_ = 0;
-  uint32_t inflight_credits_ = 0;
-  uint32_t up_bit_ = 0;
+  // The rings: inline when small (the usual case), else in flits_ / credits_.
+  Slot* fring() { return fmask_ < kInlineSlots ? fslots_ : flits_.data(); }
+  const Slot* fring() const { return fmask_ < kInlineSlots ? fslots_ : flits_.data(); }
+  Credit* cring() { return cmask_ < kInlineCredits ? cinline_ : credits_.data(); }
+  const Credit* cring() const { return cmask_ < kInlineCredits ? cinline_ : credits_.data(); }
+  uint32_t down_bit() const { return 1u << down_port_; }
+  uint32_t up_bit() const { return 1u << up_port_; }
+  // The control line (56 bytes, then cinline_[0]).
+  alignas(64) Clocked* down_ = nullptr;
   Clocked* up_ = nullptr;
-  const int credit_latency_;
+  uint64_t sent_ = 0;
   Credit last_credit_{0};  // see credits_drained()
+  uint32_t inflight_flits_ = 0;
+  uint32_t inflight_credits_ = 0;
+  uint32_t chead_ = 0;  // credit FIFO: cring()[chead_ .. chead_ + inflight_credits_)
+  uint16_t fmask_ = 0, cmask_ = 0;  // ring sizes - 1
+  const uint16_t latency_, credit_latency_;
+  uint8_t down_port_ = 0, up_port_ = 0;
+  bool failed_ = false;
   Credit cinline_[kInlineCredits] = {};
+  alignas(64) Slot fslots_[kInlineSlots];
+  // Sent in the cycle being evaluated and not yet committed (only while the clock
+  // evaluates a cycle on its workers): flits, the earliest arrival among them, credits.
+  uint32_t pend_flits_ = 0;
+  Cycle pend_at_ = 0;
+  std::vector<Credit> pend_credits_;
   // Storage of rings too large to be inline, and rarely used state.
   alignas(64) std::vector<Slot> flits_;
   std::vector<Credit> credits_;
-  std::vector<Credit> pend_credits_;  // sent in the cycle being evaluated (send_credit)
   uint64_t dropped_flits_ = 0, dropped_credits_ = 0;
   uint64_t dropped_dead_dst_ = 0;
   const std::vector<char>* dead_chips_ = nullptr;
