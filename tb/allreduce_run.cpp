@@ -295,6 +295,7 @@ void measure(Machine& m, const LinkWindows& link_windows, bool ok, Cycle done, A
   r.peak_rss_kb = peak_rss_kb();
   r.threads = net->clock().threads();
   r.parallel_cycles = net->clock().parallel_cycles();
+  r.rebalances = net->clock().rebalances();
   r.router_cycles_per_second = r.wall_seconds > 0 ? (double)done * n / r.wall_seconds : 0;
   if (ctl) {
     r.timeline = ctl->timeline();
@@ -516,7 +517,8 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
                     {"router_cycles_per_second", r.router_cycles_per_second},
                     {"peak_rss_kb", r.peak_rss_kb},
                     {"threads", r.threads},
-                    {"parallel_cycles", r.parallel_cycles}};
+                    {"parallel_cycles", r.parallel_cycles},
+                    {"rebalances", r.rebalances}};
   return j;
 }
 

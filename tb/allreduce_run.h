@@ -50,6 +50,7 @@ struct AllreduceResult {
   double setup_seconds = 0, wall_seconds = 0, router_cycles_per_second = 0;
   int threads = 1;               // threads that evaluated the cycles (models/noc/clock.h)
   uint64_t parallel_cycles = 0;  // cycles evaluated on more than one thread
+  uint64_t rebalances = 0;       // times the thread groups' bands moved (Clock::rebalance)
   long peak_rss_kb = 0;
   std::string wave_note;         // what the waveform tracer had to say ("" = nothing)
   // Failures during the run (docs/faults.md).

@@ -298,6 +298,7 @@ void measure_traffic(const Config& cfg, TrafficMachine& m, const Windows& w, Cyc
   r.peak_rss_kb = peak_rss_kb();
   r.threads = net->clock().threads();
   r.parallel_cycles = net->clock().parallel_cycles();
+  r.rebalances = net->clock().rebalances();
 }
 
 }  // namespace
@@ -387,7 +388,8 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
                     {"peak_rss_kb", r.peak_rss_kb},
                     {"router_activity", r.router_activity},
                     {"threads", r.threads},
-                    {"parallel_cycles", r.parallel_cycles}};
+                    {"parallel_cycles", r.parallel_cycles},
+                    {"rebalances", r.rebalances}};
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});

@@ -49,6 +49,7 @@ struct TrafficResult {
   double router_cycles_per_second = 0, flit_hops_per_second = 0;
   int threads = 1;               // threads that evaluated the cycles (models/noc/clock.h)
   uint64_t parallel_cycles = 0;  // cycles evaluated on more than one thread
+  uint64_t rebalances = 0;       // times the thread groups' bands moved (Clock::rebalance)
   double router_activity = 0;              // share of router-cycles actually evaluated
   long peak_rss_kb = 0;
   std::string wave_note;                   // the tracer's note for the user ("" if none)

@@ -66,40 +66,114 @@ void Clock::set_threads(int n) {
   regroup(n);
 }
 
-// Deals the units out in n contiguous runs of the add order, as even as the count
-// allows, and moves every awake unit and calendar booking to its new group.
+// Makes n groups and deals the units out in n contiguous runs of the add order, as even
+// as the count allows.
 void Clock::regroup(int n) {
-  std::vector<Clocked*> awake;
-  std::vector<Group::Far> booked;  // (cycle, unit) of every calendar entry
-  for (auto& g : groups_) {
-    awake.insert(awake.end(), g->awake.begin(), g->awake.end());
-    for (Cycle c = 0; c < kRing; ++c)
-      for (Clocked* u : g->ring[c]) {
-        // A bucket holds cycle now_ + ((c - now_) mod kRing); entries for the current
-        // cycle were taken by run() already, so `now_` itself means a full turn ahead.
-        const Cycle ahead = (c - now_) & (kRing - 1);
-        booked.push_back({now_ + (ahead ? ahead : kRing), u});
-      }
-    while (!g->far.empty()) {
-      booked.push_back(g->far.top());
-      g->far.pop();
-    }
+  std::vector<uint16_t> to(units_.size());
+  const size_t units = units_.size();
+  for (size_t i = 0; i < units; ++i) to[i] = (uint16_t)(i * n / std::max<size_t>(units, 1));
+  if ((int)groups_.size() == n) {
+    reassign(to);
+    return;
   }
-  groups_.clear();
+  // A new set of groups: every unit moves (a unit's group index may now be out of range,
+  // so first gather what the old groups hold, in the old groups).
+  std::vector<std::unique_ptr<Group>> old;
+  old.swap(groups_);
   for (int i = 0; i < n; ++i) {
     auto g = std::make_unique<Group>();
+    g->index = i;
     g->ring.resize(kRing);
     g->flits_to.resize(n);
     g->credits_to.resize(n);
     g->notes_to.resize(n);
     groups_.push_back(std::move(g));
   }
-  const size_t units = units_.size();
-  for (size_t i = 0; i < units; ++i) units_[i]->group_ = (uint16_t)(i * n / std::max<size_t>(units, 1));
-  std::sort(awake.begin(), awake.end(),
+  if (old.empty()) {
+    for (size_t i = 0; i < units; ++i) units_[i]->group_ = to[i];
+    return;
+  }
+  // Put everything in group 0 of the new set, then deal it out.
+  Group& g0 = *groups_[0];
+  for (auto& g : old) {
+    g0.awake.insert(g0.awake.end(), g->awake.begin(), g->awake.end());
+    for (Cycle c = 0; c < kRing; ++c)
+      g0.ring[c].insert(g0.ring[c].end(), g->ring[c].begin(), g->ring[c].end());
+    while (!g->far.empty()) {
+      g0.far.push(g->far.top());
+      g->far.pop();
+    }
+  }
+  std::sort(g0.awake.begin(), g0.awake.end(),
             [](const Clocked* a, const Clocked* b) { return a->order_ < b->order_; });
+  for (Clocked* u : units_) u->group_ = 0;
+  reassign(to);
+}
+
+void Clock::reassign(const std::vector<uint16_t>& to) {
+  // The awake lists, concatenated in group order, are in add order (groups are
+  // contiguous runs of it), so dealing them out keeps every new list in order.
+  std::vector<Clocked*> awake;
+  std::vector<Group::Far> booked;  // (cycle, unit) of every calendar entry
+  for (auto& g : groups_) {
+    awake.insert(awake.end(), g->awake.begin(), g->awake.end());
+    g->awake.clear();
+    for (Cycle c = 0; c < kRing; ++c) {
+      for (Clocked* u : g->ring[c]) {
+        // A bucket holds cycle now_ + ((c - now_) mod kRing); entries for the current
+        // cycle were taken by run() already, so `now_` itself means a full turn ahead.
+        const Cycle ahead = (c - now_) & (kRing - 1);
+        booked.push_back({now_ + (ahead ? ahead : kRing), u});
+      }
+      g->ring[c].clear();
+    }
+    while (!g->far.empty()) {
+      booked.push_back(g->far.top());
+      g->far.pop();
+    }
+  }
+  for (size_t i = 0; i < units_.size(); ++i) units_[i]->group_ = to[i];
   for (Clocked* u : awake) groups_[u->group_]->awake.push_back(u);
   for (const Group::Far& f : booked) book(f.u, f.at);
+}
+
+// Balancing by counted work, not by wall time, so a thread the system descheduled for a
+// while does not move the bands (no grouping changes a result either way).
+void Clock::rebalance() {
+  const size_t units = units_.size();
+  const int n = (int)groups_.size();
+  if (work_mark_.size() != units) {
+    work_mark_.assign(units, 0);
+    for (size_t i = 0; i < units; ++i) work_mark_[i] = units_[i]->work();
+    return;
+  }
+  std::vector<uint64_t> w(units), load(n, 0);
+  uint64_t total = 0;
+  for (size_t i = 0; i < units; ++i) {
+    const uint64_t now = units_[i]->work();
+    w[i] = now - work_mark_[i];
+    work_mark_[i] = now;
+    total += w[i];
+    load[units_[i]->group_] += w[i];
+  }
+  const uint64_t most = *std::max_element(load.begin(), load.end());
+  // Within 5 % of an even share: leave it (moving units costs cache misses too).
+  if (total == 0 || (double)most * n <= 1.05 * (double)total) return;
+  // Unit i goes to the group its work's midpoint falls in: contiguous runs of the add
+  // order, each holding about total / n of the epoch's work.
+  assign_.resize(units);
+  std::vector<uint64_t> after(n, 0);
+  uint64_t before = 0;
+  for (size_t i = 0; i < units; ++i) {
+    const uint64_t mid = before + w[i] / 2;
+    assign_[i] = (uint16_t)std::min<uint64_t>((uint64_t)n - 1, mid * (uint64_t)n / total);
+    after[assign_[i]] += w[i];
+    before += w[i];
+  }
+  // Move only for a real gain: the busiest group's share must drop by 3 % or more.
+  if ((double)*std::max_element(after.begin(), after.end()) > 0.97 * (double)most) return;
+  reassign(assign_);
+  ++rebalances_;
 }
 
 void Clock::wake_due(Group& g) {
@@ -230,7 +304,10 @@ void Clock::evaluate() {
     cost_[par].ns += (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
                          std::chrono::steady_clock::now() - t0).count();
     cost_[par].units += (double)awake;
-    if (++epoch_cycles_ == kEpoch) choose_mode();
+    if (++epoch_cycles_ == kEpoch) {
+      choose_mode();
+      rebalance();
+    }
   } else {
     for (auto& g : groups_) evaluate_group(*g, false);
   }

@@ -25,9 +25,11 @@
 // cycle has two steps, each run for every group at once on its own worker thread (the
 // calling thread takes group 0) and closed by a barrier:
 //   1. evaluate: every awake unit of the group evaluates the cycle. It touches only its
-//      own state and the sender's side of the links it writes: what a link send does to
-//      the receiving unit (its port bits, its wake-up) is noted in the sending group's
-//      outbox for the receiver's group (Link::send, Link::send_credit).
+//      own state, the units of its own group and the sender's side of the links it
+//      writes: what a link send does to a receiving unit in another group (its port
+//      bits, its wake-up) is noted in the sending group's outbox for the receiver's
+//      group (Link::send, Link::send_credit); a send within the group acts at once, as
+//      on one thread (so only the links between bands pay for the outbox).
 //   2. commit: each group applies the notes addressed to its units (in the order of the
 //      sending groups), and the notes a unit posts to another unit (Clocked::post).
 // Then the calling thread runs the actions units deferred to it (defer(): SystemC event
@@ -90,6 +92,13 @@ class alignas(64) Clocked {
   // A note (a, b) posted to this unit by another one in the cycle just evaluated
   // (Clock::post), delivered in the commit step by this unit's group.
   virtual void note(uint64_t a, uint64_t b) { (void)a, (void)b; }
+  // The work the unit has done so far, in cycles evaluated plus kFlitWork per flit it
+  // moved (a router: switched; an NI: injected or ejected), growing only: the clock
+  // balances its groups by it (Clock::rebalance). Read once per epoch, between cycles.
+  virtual uint64_t work() const { return evaluated_; }
+  // A flit costs a unit about this many evaluated cycles' worth of work (callgrind: ~250
+  // instructions to buffer, allocate and switch a flit, ~60 to evaluate a cycle).
+  static constexpr uint64_t kFlitWork = 4;
   // Sleep until wake_at() is called, or until cycle `at` if given.
   inline void sleep(Cycle at = kNever);
   // For a unit with its own process: counts its cycles for cycles_evaluated().
@@ -128,6 +137,8 @@ class Clock : public sc_core::sc_module {
   static int threads_for(int requested);
   // Cycles evaluated on the workers (the others ran on the calling thread alone).
   uint64_t parallel_cycles() const { return parallel_cycles_; }
+  // Times the group boundaries moved to balance the work (rebalance()).
+  uint64_t rebalances() const { return rebalances_; }
 
   // One group's state: its awake list, its calendar and the notes its units leave for
   // other groups' units in the evaluate step. Only its own thread touches it then;
@@ -137,6 +148,7 @@ class Clock : public sc_core::sc_module {
     uint64_t a, b;
   };
   struct alignas(64) Group {
+    int index = 0;                // in groups_ (Clocked::group())
     std::vector<Clocked*> awake;  // in evaluation order (Clocked::order_)
     std::vector<Clocked*> merged;  // scratch for the merge (no allocation per cycle)
     std::vector<std::vector<Clocked*>> ring;  // per-cycle buckets (kRing)
@@ -194,6 +206,13 @@ class Clock : public sc_core::sc_module {
   void commit_group(int r);       // step 2 for group r
   void wake_due(Group& g);
   void regroup(int n);
+  // Moves every unit to the group `to` names for it (its add-order index), taking its
+  // awake-list place and calendar bookings along. Between cycles only.
+  void reassign(const std::vector<uint16_t>& to);
+  // After an epoch: if one group did clearly more of the epoch's work than the others
+  // (a hole in the mesh, a phase that keeps only some lines busy), moves the band
+  // boundaries so each group gets an equal share of that work.
+  void rebalance();
   void start_workers();
   void stop_workers();
   void worker(int id, uint64_t seen);
@@ -218,6 +237,10 @@ class Clock : public sc_core::sc_module {
   bool parallel_mode_ = true, probing_ = false;
   uint32_t epoch_cycles_ = 0, probe_every_ = 4, since_probe_ = 0;
   void choose_mode();
+  // rebalance(): each unit's work() at the last epoch's end, and a scratch assignment.
+  std::vector<uint64_t> work_mark_;
+  std::vector<uint16_t> assign_;
+  uint64_t rebalances_ = 0;
   // Workers: each waits for `go_` to change, runs step `step_` for its group, then
   // counts itself in `arrived_`. They spin briefly, then block on `cv_`.
   std::vector<std::thread> workers_;

@@ -52,9 +52,11 @@ class Link : public sc_core::sc_module {
   }
 
   // Flit leaving the upstream unit at cycle `depart`; arrives at depart + latency.
-  // While the clock evaluates a cycle the sender writes only its side (the slot, its
-  // counters); what the send does to the receiver is committed after the cycle by the
-  // receiver's group (commit_flits), so sender and receiver may run on two threads.
+  // While the clock evaluates a cycle on its workers and the receiver is in another
+  // group, the sender writes only its side (the slot, its counters); what the send does
+  // to the receiver is committed after the cycle by the receiver's group (commit_flits),
+  // so sender and receiver may run on two threads. A receiver in the sender's own group
+  // runs on the same thread: the send acts on it at once, as on one thread.
   void send(const Flit& f, Cycle depart) {
     if (failed_) {
       if (dead_chips_ && (*dead_chips_)[f.dst]) ++dropped_dead_dst_;
@@ -66,7 +68,8 @@ class Link : public sc_core::sc_module {
     s.flit = f;
     s.at = at | kValid;
     ++sent_;
-    if (Clock::Group* g = Clock::current()) {
+    Clock::Group* g = Clock::current();
+    if (g && g->index != down_->group()) {
       if (pend_flits_++ == 0) {
         pend_at_ = at;
         g->flits_to[down_->group()].push_back(this);
@@ -106,12 +109,14 @@ class Link : public sc_core::sc_module {
     return &s.flit;
   }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
-  // While the clock evaluates a cycle it waits in the sender's side (pend_credits_)
-  // until the upstream unit's group commits it (commit_credits).
+  // While the clock evaluates a cycle on its workers and the upstream unit is in another
+  // group, it waits in the sender's side (pend_credits_) until the upstream unit's group
+  // commits it (commit_credits); within one group it is pushed at once.
   void send_credit(int vc, Cycle now) {
     if (failed_) { ++dropped_credits_; return; }
     const Credit c = Credit::make(now + credit_latency_, vc);
-    if (Clock::Group* g = Clock::current()) {
+    Clock::Group* g = Clock::current();
+    if (g && g->index != up_->group()) {
       if (pend_credits_.empty()) g->credits_to[up_->group()].push_back(this);
       pend_credits_.push_back(c);
       return;

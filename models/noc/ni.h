@@ -293,6 +293,9 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   }
   // One cycle, called by the Clock while the NI is awake.
   void evaluate() override;
+  uint64_t work() const override {
+    return cycles_evaluated() + kFlitWork * (st_.flits_injected + st_.flits_ejected);
+  }
   // Queues a burst; packet k may start from max(ready[k], floor).
   void create(ChipId dst, uint32_t count, int size, int last_size, uint64_t tag0, Cycle created,
               const Cycle* ready, Cycle floor, uint64_t prio0);

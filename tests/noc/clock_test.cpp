@@ -10,6 +10,7 @@
 // "insert module failed: simulation running". The child returns what each unit saw.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -122,6 +123,47 @@ TEST(Clock, WakeUpAskedDuringACycleIsNeverLost) {
   EXPECT_EQ(r["b"].get<std::vector<Cycle>>(), cycles(5, 7));
   EXPECT_EQ(r["c"].get<std::vector<Cycle>>(), (std::vector<Cycle>{5, 6}));
   EXPECT_EQ(r["d"].get<std::vector<Cycle>>(), (std::vector<Cycle>{5, 6, 7, 8, 11}));
+}
+
+// Clock::rebalance moves the band boundaries while units are awake, asleep with a
+// booking in the calendar's ring (< 1024 cycles ahead) or in its far-future heap: after
+// the move every unit must still evaluate exactly the cycles it was booked for. Units
+// 0..59 stay awake through cycle 4200; at two threads the first band (units 0..49) has
+// five times the second's work, so the clock moves the boundary. Unit 60 + k sleeps
+// until 1500 + 50 k (far heap when booked) and then 700 cycles more (ring).
+TEST(Clock, BandsMoveWithoutLosingABooking) {
+  const nlohmann::json r = test::in_child([] {
+    Clock clk("clock", sc_core::sc_time(1, sc_core::SC_NS));
+    std::vector<Log> logs(100);  // one each: with two threads units evaluate at once
+    std::vector<std::unique_ptr<ScriptUnit>> u;
+    for (int i = 0; i < 100; ++i)
+      u.push_back(std::make_unique<ScriptUnit>(("u" + std::to_string(i)).c_str(), clk, logs[i]));
+    for (int i = 0; i < 60; ++i) {
+      u[i]->wake_at(1);
+      u[i]->awake_until = 4200;
+    }
+    for (int k = 0; k < 40; ++k) {
+      const Cycle at = 1500 + 50 * (Cycle)k;
+      u[60 + k]->wake_at(at);
+      u[60 + k]->sleep_until = at + 700;
+    }
+    clk.set_threads(2);
+    sc_core::sc_start(sc_core::sc_time(5000, sc_core::SC_NS));
+    nlohmann::json j;
+    for (int i = 0; i < 100; ++i) j["seen"].push_back(u[i]->seen);
+    j["rebalances"] = clk.rebalances();
+    return j;
+  });
+  ASSERT_FALSE(r.empty());
+  EXPECT_GT(r["rebalances"].get<uint64_t>(), 0u);
+  for (int i = 0; i < 60; ++i)
+    EXPECT_EQ(r["seen"][i].get<std::vector<Cycle>>(), cycles(1, 4200)) << "unit " << i;
+  for (int k = 0; k < 40; ++k) {
+    const Cycle at = 1500 + 50 * (Cycle)k;
+    // After at + 700 it sleeps with sleep(at + 700), not in the future: woken by no one.
+    EXPECT_EQ(r["seen"][60 + k].get<std::vector<Cycle>>(), (std::vector<Cycle>{at, at + 700}))
+        << "unit " << 60 + k;
+  }
 }
 
 }  // namespace
