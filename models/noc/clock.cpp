@@ -69,17 +69,15 @@ void Clock::set_threads(int n) {
 // Makes n groups and deals the units out in n contiguous runs of the add order, as even
 // as the count allows.
 void Clock::regroup(int n) {
-  std::vector<uint16_t> to(units_.size());
   const size_t units = units_.size();
+  std::vector<uint16_t> to(units);
   for (size_t i = 0; i < units; ++i) to[i] = (uint16_t)(i * n / std::max<size_t>(units, 1));
   if ((int)groups_.size() == n) {
     reassign(to);
     return;
   }
-  // A new set of groups: every unit moves (a unit's group index may now be out of range,
-  // so first gather what the old groups hold, in the old groups).
-  std::vector<std::unique_ptr<Group>> old;
-  old.swap(groups_);
+  Held h = take_all();
+  groups_.clear();
   for (int i = 0; i < n; ++i) {
     auto g = std::make_unique<Group>();
     g->index = i;
@@ -89,52 +87,40 @@ void Clock::regroup(int n) {
     g->notes_to.resize(n);
     groups_.push_back(std::move(g));
   }
-  if (old.empty()) {
-    for (size_t i = 0; i < units; ++i) units_[i]->group_ = to[i];
-    return;
-  }
-  // Put everything in group 0 of the new set, then deal it out.
-  Group& g0 = *groups_[0];
-  for (auto& g : old) {
-    g0.awake.insert(g0.awake.end(), g->awake.begin(), g->awake.end());
-    for (Cycle c = 0; c < kRing; ++c)
-      g0.ring[c].insert(g0.ring[c].end(), g->ring[c].begin(), g->ring[c].end());
-    while (!g->far.empty()) {
-      g0.far.push(g->far.top());
-      g->far.pop();
-    }
-  }
-  std::sort(g0.awake.begin(), g0.awake.end(),
-            [](const Clocked* a, const Clocked* b) { return a->order_ < b->order_; });
-  for (Clocked* u : units_) u->group_ = 0;
-  reassign(to);
+  deal(to, h);
 }
 
-void Clock::reassign(const std::vector<uint16_t>& to) {
-  // The awake lists, concatenated in group order, are in add order (groups are
-  // contiguous runs of it), so dealing them out keeps every new list in order.
-  std::vector<Clocked*> awake;
-  std::vector<Group::Far> booked;  // (cycle, unit) of every calendar entry
+void Clock::reassign(const std::vector<uint16_t>& to) { deal(to, take_all()); }
+
+// Empties every group's awake list and calendar. The awake lists, concatenated in group
+// order, are in add order (groups are contiguous runs of it), so dealing them out keeps
+// every new list in order.
+Clock::Held Clock::take_all() {
+  Held h;
   for (auto& g : groups_) {
-    awake.insert(awake.end(), g->awake.begin(), g->awake.end());
+    h.awake.insert(h.awake.end(), g->awake.begin(), g->awake.end());
     g->awake.clear();
     for (Cycle c = 0; c < kRing; ++c) {
       for (Clocked* u : g->ring[c]) {
         // A bucket holds cycle now_ + ((c - now_) mod kRing); entries for the current
         // cycle were taken by run() already, so `now_` itself means a full turn ahead.
         const Cycle ahead = (c - now_) & (kRing - 1);
-        booked.push_back({now_ + (ahead ? ahead : kRing), u});
+        h.booked.push_back({now_ + (ahead ? ahead : kRing), u});
       }
       g->ring[c].clear();
     }
     while (!g->far.empty()) {
-      booked.push_back(g->far.top());
+      h.booked.push_back(g->far.top());
       g->far.pop();
     }
   }
+  return h;
+}
+
+void Clock::deal(const std::vector<uint16_t>& to, const Held& h) {
   for (size_t i = 0; i < units_.size(); ++i) units_[i]->group_ = to[i];
-  for (Clocked* u : awake) groups_[u->group_]->awake.push_back(u);
-  for (const Group::Far& f : booked) book(f.u, f.at);
+  for (Clocked* u : h.awake) groups_[u->group_]->awake.push_back(u);
+  for (const Group::Far& f : h.booked) book(f.u, f.at);
 }
 
 // Balancing by counted work, not by wall time, so a thread the system descheduled for a

@@ -96,8 +96,9 @@ class alignas(64) Clocked {
   // moved (a router: switched; an NI: injected or ejected), growing only: the clock
   // balances its groups by it (Clock::rebalance). Read once per epoch, between cycles.
   virtual uint64_t work() const { return evaluated_; }
-  // A flit costs a unit about this many evaluated cycles' worth of work (callgrind: ~250
-  // instructions to buffer, allocate and switch a flit, ~60 to evaluate a cycle).
+  // A flit costs a unit about this many evaluated cycles' worth of work: an estimate
+  // (callgrind, 8x8 torus allreduce: ~340 router instructions per flit switched, receive
+  // and switch; a cycle's fixed cost is some tens), not a tuned value.
   static constexpr uint64_t kFlitWork = 4;
   // Sleep until wake_at() is called, or until cycle `at` if given.
   inline void sleep(Cycle at = kNever);
@@ -209,6 +210,13 @@ class Clock : public sc_core::sc_module {
   // Moves every unit to the group `to` names for it (its add-order index), taking its
   // awake-list place and calendar bookings along. Between cycles only.
   void reassign(const std::vector<uint16_t>& to);
+  // What reassign() moves: the awake units in add order and every calendar booking.
+  struct Held {
+    std::vector<Clocked*> awake;
+    std::vector<Group::Far> booked;
+  };
+  Held take_all();
+  void deal(const std::vector<uint16_t>& to, const Held& h);
   // After an epoch: if one group did clearly more of the epoch's work than the others
   // (a hole in the mesh, a phase that keeps only some lines busy), moves the band
   // boundaries so each group gets an equal share of that work.

@@ -60,6 +60,7 @@ ThreadedRun run_with_threads(Config c, int threads) {
 struct Case {
   const char* name;
   Config cfg;
+  bool moves_bands = false;  // lopsided: the clock must rebalance at 2 and 3 threads
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }  // not the bytes
 
@@ -107,7 +108,7 @@ std::vector<Case> cases() {
     c.traffic.pattern = Pattern::Neighbour;
     for (int x = 0; x < 8; ++x) c.traffic.sources.push_back({x, 0}), c.traffic.sources.push_back({x, 1});
     c.run.cycles = 8000;
-    v.push_back({"mesh8x8_two_rows_send", c});
+    v.push_back({"mesh8x8_two_rows_send", c, true});
   }
   return v;
 }
@@ -131,7 +132,7 @@ TEST_P(KernelThreads, SameResultsAsOneThread) {
     // Not vacuous: the cycles really ran on the workers (all but the idle ones, if any).
     EXPECT_GT(par.parallel_cycles, par.total_cycles / 2) << par.total_cycles;
     // The lopsided case does make the clock move its bands (over 8 epochs of 1,024 cycles).
-    if (std::string(GetParam().name) == "mesh8x8_two_rows_send") EXPECT_GT(par.rebalances, 0u);
+    if (GetParam().moves_bands) EXPECT_GT(par.rebalances, 0u);
     EXPECT_EQ(par.result.value("flits_ejected", uint64_t(0)), one.result.value("flits_ejected", uint64_t(0)));
     EXPECT_EQ(par.result.value("packets_delivered", uint64_t(0)),
               one.result.value("packets_delivered", uint64_t(0)));
