@@ -216,6 +216,7 @@ class Clock : public sc_core::sc_module {
     std::vector<Group::Far> booked;
   };
   Held take_all();
+  // Sets every unit's group from `to` and puts what take_all() held back into the groups.
   void deal(const std::vector<uint16_t>& to, const Held& h);
   // After an epoch: if one group did clearly more of the epoch's work than the others
   // (a hole in the mesh, a phase that keeps only some lines busy), moves the band
