@@ -1,6 +1,7 @@
 // faultmesh report paper, step 4: the availability of the training job on the largest
 // machine(s), by the Monte Carlo of sim/availability.h with the degraded speeds of the
-// training model (ft2d, and the fastest algorithm per case), as a table and a figure.
+// training model (ft2d, and the fastest algorithm per case), as a table and a figure, and
+// a sensitivity table over the assumptions that move it most.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -13,30 +14,68 @@
 
 namespace fm::paper_report {
 
+namespace {
+
+// One parameter of the sensitivity table and the values it takes (the base value of the
+// report's options is added where it is not among them).
+struct Sweep {
+  const char* name;  // as the table shows it
+  const char* unit;
+  double scale;      // the value in the unit, times this, is the AvailParams field (hours)
+  std::vector<double> values;
+  double AvailParams::*field;
+};
+
+std::vector<Sweep> sensitivity_sweeps() {
+  return {{"board MTBF", "years", 8760, {0.5, 1, 2, 5}, &AvailParams::mtbf_h},
+          {"board repair", "h", 1, {4, 12, 24, 48, 72}, &AvailParams::repair_h},
+          {"checkpoint interval", "h", 1, {0.5, 1, 2, 4}, &AvailParams::ckpt_h},
+          {"reconfiguration", "min", 1.0 / 60, {1.0 / 60, 1, 5, 30}, &AvailParams::reconfig_h}};
+}
+
+// A value of the table with its unit ("1 s" for a sixtieth of a minute, "1 year").
+std::string value_str(double v, const std::string& unit) {
+  if (unit == "min" && v == 1.0 / 60) return "1 s";
+  return fmt(v, v == std::floor(v) ? 0 : 1) + " " + (v == 1 && unit == "years" ? "year" : unit);
+}
+
+}  // namespace
+
 void Report::write_availability() {
   const Machine& big = biggest();
   const std::string img = o.out + "/img";
-  md << "## Availability of a " << fmt(o.avail.horizon_h / 24, 0) << "-day job on " << big.chips() << " chips\n\n"
+  const std::string spare = o.avail.spare_slice_h ? "moves to a healthy spare slice after " + fmt(*o.avail.spare_slice_h, 2) + " h"
+                                                  : "waits on its slice until every failed board is repaired (no spare slice)";
+  md << "## Availability of a " << fmt(o.avail.work_h / 24, 0) << "-day job on " << big.chips() << " chips\n\n"
      << "Monte Carlo (sim/availability.cpp), " << o.seeds << " jobs per policy (seeds 1.." << o.seeds << "), "
-     << "boards of 4 chips failing independently with exponential lifetimes. (a) stop-and-repair: every failure "
-     << "stops the job, loses the work since the last checkpoint, waits for a healthy slice and restarts. (b) route "
+     << "boards of 4 chips failing independently with exponential lifetimes, each replaced after "
+     << fmt(o.avail.repair_h, 0) << " h. The job has " << fmt(o.avail.work_h / 24, 0) << " days of work on the "
+     << "full, never-failing machine and runs until it is done. (a) stop-and-repair: every failure "
+     << "stops the job, loses the work since the last checkpoint, " << spare << " and restarts. (b) route "
      << "around: the job reconfigures and continues with the degraded speed below; a failure beyond " << o.avail.max_holes
      << " holes, or one that cuts live chips off, falls back to (a); repaired boards rejoin at the next checkpoint. "
-     << "Goodput = useful (not rolled back) work / what the full machine would do in the same wall time; "
-     << "availability = fraction of the time the job runs. Mean and 95 % confidence interval over the jobs.\n\n"
+     << "Time-to-train = the job's wall time; goodput = its work / its wall time; "
+     << "availability = fraction of the time the job runs. Mean and 95 % confidence interval (Student's t) over the jobs.\n\n"
      << "Degraded speed in (b), from the " << (o.avail_model == "bert" ? "BERT-large" : "ResNet-50") << " "
      << o.avail_dtype << " ft2d rows above: 1 hole = the mean of the centre, edge and corner cases, 2 holes = "
      << "the two-board case (relative throughput, including the lost chips); a random hole set is assumed to cost "
      << "what these placements cost. (b') uses, per case, the fastest of ft2d, shrink and snake instead. Rates above 1 "
      << "(an algorithm with holes beating fault-free ft2d, the reference) are capped at 1 in the simulation.\n\n"
-     << "| machine | rate 1 hole | rate 2 holes | policy | goodput | availability | failures | stops |\n|---|---|---|---|---|---|---|---|\n";
+     << "| machine | rate 1 hole | rate 2 holes | policy | goodput | time-to-train (days) | availability | failures | stops |\n"
+     << "|---|---|---|---|---|---|---|---|---|\n";
   const Gradient& ag = grads[(o.avail_model == "bert" ? 2 : 0) + (o.avail_dtype == "bf16" ? 1 : 0)];
   Json javail = Json::array();
   std::ostringstream ad;
   ad << "$d << EOD\n";
   bool avail_any = false;
   double gmin = 1;
+  int cut_off = 0;  // jobs the cap stopped, over every Monte Carlo of the section
   std::string avail_note;
+  std::vector<AvailCase> ctxs;  // what the sensitivity table needs per machine
+  std::vector<std::map<std::vector<int>, bool>> memos;
+  memos.reserve(machines.size());
+  auto ci = [](const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); };
+  auto days = [&](const MeanCI& c) { return fmt(c.mean / 24, 1) + " ± " + fmt(c.half / 24, 1); };
   for (const Machine& m : machines) {
     if (m.chips() != big.chips()) continue;
     const Train ff = train(series[skey(m, "faultfree", "ft2d")], ag, o.overlap);
@@ -51,7 +90,7 @@ void Report::write_availability() {
     if (t2.ok && ff.ok) r2 = rel_throughput(t2, ff, m.chips());
     ok = ok && n1 == 3 && std::isfinite(r2);
     if (!ok) {
-      md << "| " << m.name() << " | n/a | n/a | - | not computed: an ft2d run it needs failed | | | |\n";
+      md << "| " << m.name() << " | n/a | n/a | - | not computed: an ft2d run it needs failed | | | | |\n";
       continue;
     }
     r1 /= n1;
@@ -73,9 +112,9 @@ void Report::write_availability() {
     AvailParams apb = ap;
     apb.rate = {1.0, std::min(1.0, r1b), std::min(1.0, r2b)};
     // A hole set is usable when every live chip still reaches every other; memoised.
-    std::map<std::vector<int>, bool> memo;
+    std::map<std::vector<int>, bool>& memo = memos.emplace_back();
     const int bw = m.w / 2;
-    HolesUsable usable = [&](const std::vector<int>& holes) {
+    HolesUsable usable = [&memo, &m, bw](const std::vector<int>& holes) {
       std::vector<int> k = holes;
       std::sort(k.begin(), k.end());
       const auto it = memo.find(k);
@@ -92,17 +131,22 @@ void Report::write_availability() {
     const AvailSummary a = availability_monte_carlo(ap, AvailPolicy::StopAndRepair, o.seeds, 1);
     const AvailSummary b = availability_monte_carlo(ap, AvailPolicy::RouteAround, o.seeds, 1, usable);
     const AvailSummary bb = availability_monte_carlo(apb, AvailPolicy::RouteAround, o.seeds, 1, usable);
-    auto ci = [](const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); };
+    ctxs.push_back({&m, ap, usable});
+    cut_off += a.unfinished + b.unfinished + bb.unfinished;
     md << "| " << m.name() << " | " << fmt(r1, 4) << " | " << fmt(r2, 4) << " | (a) stop-and-repair | "
-       << ci(a.goodput, 4) << " | " << ci(a.availability, 4) << " | " << ci(a.failures, 2) << " | " << ci(a.stops, 2) << " |\n"
-       << "| " << m.name() << " | | | (b) route around | " << ci(b.goodput, 4) << " | " << ci(b.availability, 4)
-       << " | " << ci(b.failures, 2) << " | " << ci(b.stops, 2) << " |\n"
+       << ci(a.goodput, 4) << " | " << days(a.time_h) << " | " << ci(a.availability, 4) << " | " << ci(a.failures, 2)
+       << " | " << ci(a.stops, 2) << " |\n"
+       << "| " << m.name() << " | | | (b) route around | " << ci(b.goodput, 4) << " | " << days(b.time_h) << " | "
+       << ci(b.availability, 4) << " | " << ci(b.failures, 2) << " | " << ci(b.stops, 2) << " |\n"
        << "| " << m.name() << " | " << fmt(r1b, 4) << " | " << fmt(r2b, 4) << " | (b') route around, fastest algorithm per case | "
-       << ci(bb.goodput, 4) << " | " << ci(bb.availability, 4) << " | " << ci(bb.failures, 2) << " | " << ci(bb.stops, 2) << " |\n";
+       << ci(bb.goodput, 4) << " | " << days(bb.time_h) << " | " << ci(bb.availability, 4) << " | " << ci(bb.failures, 2)
+       << " | " << ci(bb.stops, 2) << " |\n";
     for (const auto& [pol, s, rate] : {std::tuple<std::string, AvailSummary, std::vector<double>>{"stop", a, ap.rate},
                                        {"route_around", b, ap.rate}, {"route_around_best", bb, apb.rate}})
       javail.push_back({{"machine", m.name()}, {"policy", pol}, {"rate", rate}, {"seeds", s.seeds},
                         {"goodput", s.goodput.mean}, {"goodput_ci95", s.goodput.half},
+                        {"time_to_train_h", s.time_h.mean}, {"time_to_train_h_ci95", s.time_h.half},
+                        {"unfinished", s.unfinished},
                         {"availability", s.availability.mean}, {"availability_ci95", s.availability.half},
                         {"failures", s.failures.mean}, {"stops", s.stops.mean}});
     ad << "\"" << m.name() << "\" " << a.goodput.mean << " " << a.goodput.half << " " << b.goodput.mean << " "
@@ -119,7 +163,7 @@ void Report::write_availability() {
   data["availability"] = javail;
   ad << "EOD\n";
   if (avail_any) {
-    ad << "set title 'Goodput of a " << fmt(o.avail.horizon_h / 24, 0) << "-day job, " << big.chips()
+    ad << "set title 'Goodput of a " << fmt(o.avail.work_h / 24, 0) << "-day job, " << big.chips()
        << " chips, board MTBF " << fmt(o.avail.mtbf_h, 0) << " h (95 % CI)'\nset ylabel 'goodput'\n"
        << "set style data histograms\nset style histogram errorbars gap 2 lw 1.5\n"
        << "set style fill solid 0.85 border -1\nset grid ytics\nset yrange [" << fmt(std::max(0.0, std::floor(gmin * 20 - 1) / 20), 2)
@@ -129,6 +173,50 @@ void Report::write_availability() {
     figs.push_back("availability");
     md << "\n" << avail_note << "\n![goodput](img/availability.png)\n";
   }
+  write_sensitivity(ctxs, &cut_off);
+  if (cut_off)
+    md << "\n" << cut_off << " simulated jobs of this section did not finish within " << fmt(kJobCap, 0)
+       << "x their failure-free time; their time-to-train counts as that cap, so those means are lower bounds.\n";
+}
+
+void Report::write_sensitivity(const std::vector<AvailCase>& cs, int* cut_off) {
+  if (cs.empty()) return;
+  md << "\n### Sensitivity\n\n"
+     << "One assumption at a time over its range, the others as above (the base row is marked), " << o.seeds
+     << " jobs per cell, the same seeds in every cell: goodput and time-to-train in days, mean ± 95 % interval. "
+     << "(b) uses the ft2d rates above.\n\n"
+     << "| machine | assumption | value | (a) goodput | (a) days | (b) goodput | (b) days |\n"
+     << "|---|---|---|---|---|---|---|\n";
+  Json js = Json::array();
+  auto ci = [](const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); };
+  for (const AvailCase& c : cs) {
+    for (const Sweep& sw : sensitivity_sweeps()) {
+      std::vector<double> vals = sw.values;
+      const double base = c.ap.*sw.field / sw.scale;
+      bool has_base = false;
+      for (double v : vals) has_base |= std::fabs(v - base) <= 1e-9 * std::max(1.0, base);
+      if (!has_base) vals.push_back(base);
+      std::sort(vals.begin(), vals.end());
+      for (double v : vals) {
+        AvailParams p = c.ap;
+        p.*sw.field = v * sw.scale;
+        const AvailSummary a = availability_monte_carlo(p, AvailPolicy::StopAndRepair, o.seeds, 1);
+        const AvailSummary b = availability_monte_carlo(p, AvailPolicy::RouteAround, o.seeds, 1, c.usable);
+        *cut_off += a.unfinished + b.unfinished;
+        const bool is_base = std::fabs(v - base) <= 1e-9 * std::max(1.0, base);
+        md << "| " << c.m->name() << " | " << sw.name << " | " << value_str(v, sw.unit) << (is_base ? " (base)" : "") << " | " << ci(a.goodput, 4) << " | " << fmt(a.time_h.mean / 24, 1) << " ± "
+           << fmt(a.time_h.half / 24, 1) << " | " << ci(b.goodput, 4) << " | " << fmt(b.time_h.mean / 24, 1) << " ± "
+           << fmt(b.time_h.half / 24, 1) << " |\n";
+        js.push_back({{"machine", c.m->name()}, {"assumption", sw.name}, {"unit", sw.unit}, {"value", v},
+                      {"base", is_base}, {"stop_goodput", a.goodput.mean}, {"stop_goodput_ci95", a.goodput.half},
+                      {"stop_time_h", a.time_h.mean}, {"stop_time_h_ci95", a.time_h.half},
+                      {"route_around_goodput", b.goodput.mean}, {"route_around_goodput_ci95", b.goodput.half},
+                      {"route_around_time_h", b.time_h.mean}, {"route_around_time_h_ci95", b.time_h.half},
+                      {"unfinished", a.unfinished + b.unfinished}});
+      }
+    }
+  }
+  data["availability_sensitivity"] = js;
 }
 
 }  // namespace fm::paper_report

@@ -20,6 +20,10 @@ namespace fm::paper_report {
 using Json = nlohmann::ordered_json;
 
 inline constexpr const char* kAlgos[] = {"ft2d", "shrink", "snake"};  // the algorithm, then the baselines
+// The availability Monte Carlo cuts a job off at this multiple of its failure-free time
+// (the report counts such jobs): the slowest case of its sensitivity table, (a) with a
+// 6-month board MTBF, takes about 16x.
+inline constexpr double kJobCap = 50;
 
 struct Machine {
   int w = 0, h = 0;
@@ -81,7 +85,7 @@ struct Opts {
     const auto it = mesh_sizes.find(mesh);
     return it == mesh_sizes.end() ? sizes : it->second;
   }
-  AvailParams avail;
+  AvailParams avail;  // work_h: --job-days; horizon_h: kJobCap x work_h
   int seeds = 1000;
   std::string avail_model = "bert", avail_dtype = "fp32";
   std::vector<std::string> argv;  // as given, for the report's header
@@ -178,6 +182,16 @@ struct Report {
   void write_figures();
   // 4. (avail.cpp) The availability Monte Carlo on the largest machine(s), its table and figure.
   void write_availability();
+  // A machine of the availability study: its route-around parameters (degraded rates)
+  // and the test of whether a hole set leaves it usable.
+  struct AvailCase {
+    const Machine* m;
+    AvailParams ap;
+    HolesUsable usable;
+  };
+  // 4. (avail.cpp) Goodput and time-to-train of (a) and (b) per machine as one assumption
+  // at a time moves over its range; adds the jobs the cap cut off to *cut_off.
+  void write_sensitivity(const std::vector<AvailCase>& cs, int* cut_off);
   // 5. (page.cpp) The page's last section; writes results.md and paper_data.json and
   // prints the files written.
   void write_files();

@@ -52,12 +52,12 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("overlap", po::value<double>()->default_value(0, "0"), "fraction of the allreduce hidden behind compute, 0..1")
     ("fail-at-fraction", po::value<double>()->default_value(0.5, "0.5"), "mid-allreduce case: the board fails at this fraction of the fault-free time, (0,1)")
     ("mtbf-h", po::value<double>()->default_value(ad.mtbf_h, "8760"), "mean time between failures of one board (4 chips + host), hours")
-    ("reschedule-h", po::value<double>()->default_value(ad.reschedule_h, "2"), "(a) wait for repair or a replacement slice, hours")
+    ("spare-slice-h", po::value<double>(), "(a) move the job to a healthy spare slice after a failure, hours (default: no spare slice, as for a job on a whole pod: it waits for the repair)")
     ("restart-h", po::value<double>()->default_value(ad.restart_h, "0.25"), "restart from a checkpoint, hours")
     ("reconfig-min", po::value<double>()->default_value(5, "5"), "(b) reconfigure around a hole, minutes")
-    ("repair-h", po::value<double>()->default_value(ad.repair_h, "48"), "(b) background repair of a failed board, hours")
+    ("repair-h", po::value<double>()->default_value(ad.repair_h, "48"), "replacing a failed board, hours (both policies wait for it)")
     ("ckpt-h", po::value<double>()->default_value(ad.ckpt_h, "1"), "checkpoint interval, hours")
-    ("job-days", po::value<double>()->default_value(28, "28"), "wall-clock length of the training job, days")
+    ("job-days", po::value<double>()->default_value(28, "28"), "the training job's work, days of the full never-failing machine (the job runs until it is done: time-to-train)")
     ("max-holes", po::value<int>()->default_value(2), "(b) most failed boards the job runs with, 0..2 (the hole counts simulated)")
     ("seeds", po::value<int>(), "Monte Carlo jobs per policy, 2..1000000 (default 1000; quick 200)")
     ("avail-model", po::value<std::string>()->default_value("bert"), "gradient whose step times drive the availability model: resnet | bert")
@@ -156,12 +156,13 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   o.fail_at_frac = vm["fail-at-fraction"].as<double>();
   if (!(o.fail_at_frac > 0 && o.fail_at_frac < 1)) throw UsageError("--fail-at-fraction: allowed (0, 1)");
   o.avail.mtbf_h = pos("mtbf-h");
-  o.avail.reschedule_h = nonneg("reschedule-h");
+  if (vm.count("spare-slice-h")) o.avail.spare_slice_h = nonneg("spare-slice-h");
   o.avail.restart_h = nonneg("restart-h");
   o.avail.reconfig_h = nonneg("reconfig-min") / 60;
   o.avail.repair_h = nonneg("repair-h");
   o.avail.ckpt_h = pos("ckpt-h");
-  o.avail.horizon_h = pos("job-days") * 24;
+  o.avail.work_h = pos("job-days") * 24;
+  o.avail.horizon_h = kJobCap * o.avail.work_h;
   o.avail.max_holes = vm["max-holes"].as<int>();
   if (o.avail.max_holes < 0 || o.avail.max_holes > 2)
     throw UsageError("--max-holes " + std::to_string(o.avail.max_holes) + ": allowed 0..2 (step times are simulated for 1 and 2 failed boards)");

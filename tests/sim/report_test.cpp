@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,19 +26,19 @@
 namespace fm {
 namespace {
 
-// (a) with Poisson failures at rate L (boards / MTBF) while running, checkpoints every
-// tau of running time and a down time D per failure: a segment of tau takes
-// E = (1/L + D)(e^{L tau} - 1) on average (renewal argument), so the long-run goodput is
-// tau / E.
+// (a) with a spare slice, Poisson failures at rate L (boards / MTBF) while running,
+// checkpoints every tau of running time and a down time D per failure: a segment of tau
+// takes E = (1/L + D)(e^{L tau} - 1) on average (renewal argument), so the long-run
+// goodput is tau / E.
 TEST(Availability, StopAndRepairMatchesClosedForm) {
   AvailParams p;
   p.boards = 256;
   p.mtbf_h = 8760;
   p.ckpt_h = 4;
-  p.reschedule_h = 2;
+  p.spare_slice_h = 2;
   p.restart_h = 0.25;
   p.horizon_h = 5000;
-  const double L = p.boards / p.mtbf_h, D = p.reschedule_h + p.restart_h;
+  const double L = p.boards / p.mtbf_h, D = *p.spare_slice_h + p.restart_h;
   const double expect = p.ckpt_h / ((1 / L + D) * (std::exp(L * p.ckpt_h) - 1));
   const AvailSummary s = availability_monte_carlo(p, AvailPolicy::StopAndRepair, 400);
   EXPECT_GT(s.goodput.half, 0);
@@ -66,6 +67,133 @@ TEST(Availability, RouteAroundNoRepairMatchesClosedForm) {
   EXPECT_EQ(s.stops.mean, 0);
   // Every board fails by T with probability 1 - e^{-T/M}.
   EXPECT_NEAR(s.failures.mean, p.boards * (1 - std::exp(-p.horizon_h / p.mtbf_h)), 3 * s.failures.half);
+}
+
+// The same renewal argument with a fixed amount of work: a job of k checkpoint intervals
+// needs exactly k segments, so its expected time-to-train is k (1/L + D)(e^{L tau} - 1)
+// (no long-run approximation) and its time is never below the work.
+TEST(Availability, TimeToTrainMatchesClosedForm) {
+  AvailParams p;
+  p.boards = 64;
+  p.mtbf_h = 400;
+  p.ckpt_h = 2;
+  p.spare_slice_h = 1;
+  p.restart_h = 0.5;
+  p.work_h = 100;  // 50 segments
+  p.horizon_h = 100 * p.work_h;
+  const double L = p.boards / p.mtbf_h, D = *p.spare_slice_h + p.restart_h;
+  const double expect = p.work_h / p.ckpt_h * (1 / L + D) * (std::exp(L * p.ckpt_h) - 1);
+  const AvailSummary s = availability_monte_carlo(p, AvailPolicy::StopAndRepair, 1000);
+  EXPECT_EQ(s.unfinished, 0);
+  EXPECT_GT(s.time_h.half, 0);
+  EXPECT_NEAR(s.time_h.mean, expect, 3 * s.time_h.half) << "closed form " << expect;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const AvailRun r = simulate_availability(p, AvailPolicy::StopAndRepair, seed);
+    EXPECT_GE(r.time_h, p.work_h);
+    EXPECT_DOUBLE_EQ(r.goodput, p.work_h / r.time_h);
+  }
+  // A cap the job cannot make in time counts it as unfinished, at the cap.
+  p.horizon_h = p.work_h;
+  const AvailRun cut = simulate_availability(p, AvailPolicy::StopAndRepair, 1);
+  EXPECT_FALSE(cut.finished);
+  EXPECT_EQ(cut.time_h, p.work_h);
+}
+
+// Scripted lifetimes for hand-worked cases: board b's k-th installation fails at
+// times[b][k] (absolute hours), or never once its list is used up.
+LifetimeDraw scripted(std::vector<std::vector<double>> times) {
+  auto calls = std::make_shared<std::vector<size_t>>(times.size(), 0);
+  return [times, calls](int b, double from) {
+    const size_t k = (*calls)[b]++;
+    const double t = k < times[b].size() ? times[b][k] : INFINITY;
+    EXPECT_GE(t, from) << "board " << b << " scripted to fail before it was installed";
+    return t;
+  };
+}
+
+AvailParams hand_case() {
+  AvailParams p;
+  p.boards = 4;
+  p.ckpt_h = 1;
+  p.restart_h = 0.25;
+  p.repair_h = 4;
+  p.reconfig_h = 0.1;
+  p.horizon_h = 20;
+  p.max_holes = 2;
+  p.rate = {1.0, 0.9, 0.8};
+  return p;
+}
+
+// (a), no spare slice: board 0 fails at 2.5 h (work 2.5, checkpoint at 2: 0.5 lost);
+// the job waits for its repair (6.5) plus the restart (6.75); board 1 fails at 6.2, during
+// the wait, and is repaired at 10.2, so the job runs again from 10.45 with work 2 and
+// reaches 2 + 9.55 = 11.55 at the 20 h horizon. Running 2.5 + 9.55 = 12.05 h.
+TEST(Availability, HandWorkedStopWaitsForEveryRepair) {
+  const AvailParams p = hand_case();
+  const AvailRun r = simulate_availability(p, AvailPolicy::StopAndRepair, scripted({{2.5}, {6.2}, {}, {}}));
+  EXPECT_NEAR(r.goodput, 11.55 / 20, 1e-12);
+  EXPECT_NEAR(r.availability, 12.05 / 20, 1e-12);
+  EXPECT_EQ(r.failures, 2);
+  EXPECT_EQ(r.stops, 1);  // the second failure only extends the wait
+  // With 10 h of work instead: 8 h left at 10.45, done at 18.45.
+  AvailParams w = p;
+  w.work_h = 10;
+  const AvailRun d = simulate_availability(w, AvailPolicy::StopAndRepair, scripted({{2.5}, {6.2}, {}, {}}));
+  EXPECT_TRUE(d.finished);
+  EXPECT_NEAR(d.time_h, 18.45, 1e-12);
+  EXPECT_NEAR(d.goodput, 10 / 18.45, 1e-12);
+}
+
+// (a) with a 1 h spare slice: board 0 fails at 2.5 (work back to 2), the job runs again
+// on the new slice from 2.5 + 1 + 0.25 = 3.75; there board 1 fails at 6.2 (checkpoints at
+// 4.75 and 5.75: work back to 4), and the job runs from 7.45 to 20: work 16.55, running
+// 2.5 + 2.45 + 12.55 = 17.5 h.
+TEST(Availability, HandWorkedStopMovesToASpareSlice) {
+  AvailParams p = hand_case();
+  p.spare_slice_h = 1;
+  const AvailRun r =
+      simulate_availability(p, AvailPolicy::StopAndRepair, scripted({{2.5}, {INFINITY, 6.2}, {}, {}}));
+  EXPECT_NEAR(r.goodput, 16.55 / 20, 1e-12);
+  EXPECT_NEAR(r.availability, 17.5 / 20, 1e-12);
+  EXPECT_EQ(r.failures, 2);
+  EXPECT_EQ(r.stops, 2);
+}
+
+// (b): board 0 fails at 2.5 (work 2.5, 0.5 h of running to the next checkpoint), the job
+// reconfigures until 2.6 and runs at 0.9; checkpoints at 3.1 ... 6.1; board 1 fails at 6.2
+// (work 2.5 + 0.9 x 3.6 = 5.74), reconfigure until 6.3, run at 0.8; at the checkpoint at
+// 7.2 (work 6.46) board 0 is repaired (6.5): restart until 7.45, then 0.9 until the
+// checkpoint at 10.45 where board 1 is back too (work 9.16), restart until 10.7, then the
+// full machine to 20: work 18.46. Running 2.5 + 3.6 + 0.9 + 3 + 9.3 = 19.3 h.
+TEST(Availability, HandWorkedRouteAroundTakesRepairedBoardsBack) {
+  const AvailParams p = hand_case();
+  const AvailRun r = simulate_availability(p, AvailPolicy::RouteAround, scripted({{2.5}, {6.2}, {}, {}}));
+  EXPECT_NEAR(r.goodput, 18.46 / 20, 1e-12);
+  EXPECT_NEAR(r.availability, 19.3 / 20, 1e-12);
+  EXPECT_EQ(r.failures, 2);
+  EXPECT_EQ(r.stops, 0);
+  EXPECT_EQ(r.restarts, 2);
+  // With one hole allowed the second failure falls back to (a): work back to the
+  // checkpoint at 6.1 (2.5 + 0.9 x 3.5 = 5.65), then the wait for both boards: board 0 is
+  // repaired at 6.5, board 1 at 10.2, restart until 10.45, full machine to 20: 5.65 + 9.55.
+  AvailParams one = p;
+  one.max_holes = 1;
+  const AvailRun f = simulate_availability(one, AvailPolicy::RouteAround, scripted({{2.5}, {6.2}, {}, {}}));
+  EXPECT_NEAR(f.goodput, (5.65 + 9.55) / 20, 1e-12);
+  EXPECT_EQ(f.stops, 1);
+  EXPECT_NEAR(f.availability, (2.5 + 3.6 + 9.55) / 20, 1e-12);
+}
+
+// The 95 % interval uses Student's t: with 2 samples 12.706 standard errors, with many
+// about 1.96.
+TEST(Availability, ConfidenceIntervalUsesStudentsT) {
+  const MeanCI two = mean_ci({1.0, 3.0});  // mean 2, s = sqrt(2), standard error 1
+  EXPECT_DOUBLE_EQ(two.mean, 2.0);
+  EXPECT_NEAR(two.half, 12.7062, 1e-4);
+  std::vector<double> many;
+  for (int i = 0; i < 10000; ++i) many.push_back(i % 2);
+  const double se = std::sqrt(2500.0 / 9999 / 10000);  // squares about the mean 0.5: 10,000 x 0.25
+  EXPECT_NEAR(mean_ci(many).half / se, 1.9602, 1e-3);
 }
 
 TEST(Availability, DeterministicPerSeed) {
@@ -114,6 +242,12 @@ TEST(Availability, BadParameters) {
   p.max_holes = 2;
   p.rate = {1.0};  // no rates for 1 and 2 holes
   EXPECT_THROW(simulate_availability(p, AvailPolicy::RouteAround, 1), std::invalid_argument);
+  p = AvailParams{};
+  p.spare_slice_h = -1;
+  EXPECT_THROW(simulate_availability(p, AvailPolicy::StopAndRepair, 1), std::invalid_argument);
+  p = AvailParams{};
+  p.work_h = p.horizon_h + 1;  // a cap below the failure-free time
+  EXPECT_THROW(simulate_availability(p, AvailPolicy::StopAndRepair, 1), std::invalid_argument);
 }
 
 TEST(LinearFit, ExactAndResidual) {
@@ -319,7 +453,38 @@ TEST(ReportPaper, QuickEndToEnd) {
   for (const auto& a : data["availability"]) {
     EXPECT_GT(a["goodput"].get<double>(), 0);
     EXPECT_LE(a["goodput"].get<double>(), 1);
+    EXPECT_GE(a["time_to_train_h"].get<double>(), 28 * 24) << a;  // never faster than the failure-free job
   }
+  // Sensitivity: per machine MTBF 0.5/1/2/5 years, repair 4/12/24/48/72 h, checkpoints
+  // 0.5/1/2/4 h, reconfiguration 1 s/1/5/30 min, each with the report's base marked once.
+  // Fewer failures or a shorter repair must help both policies; a slower reconfiguration
+  // costs only route-around (stop-and-repair never reconfigures).
+  const auto& sens = data["availability_sensitivity"];
+  ASSERT_EQ(sens.size(), 2u * 17);
+  std::map<std::string, std::map<double, nlohmann::json>> by;  // machine|assumption -> value -> row
+  std::map<std::string, int> bases;
+  for (const auto& r : sens) {
+    const std::string k = r["machine"].get<std::string>() + "|" + r["assumption"].get<std::string>();
+    by[k][r["value"].get<double>()] = r;
+    bases[k] += r["base"].get<bool>();
+  }
+  ASSERT_EQ(by.size(), 8u);
+  for (const auto& [k, n] : bases) EXPECT_EQ(n, 1) << k;
+  for (const char* m : {"16x16_mesh", "16x16_torus"}) {
+    const std::string mm = m;
+    for (const char* pol : {"stop_time_h", "route_around_time_h"}) {
+      EXPECT_GT(by[mm + "|board MTBF"][0.5][pol].get<double>(), by[mm + "|board MTBF"][5][pol].get<double>()) << m << pol;
+      EXPECT_GT(by[mm + "|board repair"][72][pol].get<double>(), by[mm + "|board repair"][4][pol].get<double>()) << m << pol;
+    }
+    const auto& rc = by[mm + "|reconfiguration"];
+    EXPECT_EQ(rc.begin()->second["stop_time_h"], rc.rbegin()->second["stop_time_h"]) << m;
+    EXPECT_GT(rc.rbegin()->second["route_around_time_h"].get<double>(), rc.begin()->second["route_around_time_h"].get<double>()) << m;
+  }
+  // The page's table has the same rows: 2 machines x 4 MTBF values.
+  size_t mtbf_rows = 0;
+  for (const std::string row : {"_mesh | board MTBF | ", "_torus | board MTBF | "})
+    for (size_t at = md.find(row); at != std::string::npos; at = md.find(row, at + 1)) ++mtbf_rows;
+  EXPECT_EQ(mtbf_rows, 8u);
   std::string cmd = "rm -rf '" + dir + "'";
   (void)!std::system(cmd.c_str());
 }
