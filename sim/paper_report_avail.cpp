@@ -70,7 +70,7 @@ void Report::write_availability() {
   bool avail_any = false;
   double gmin = 1;
   int cut_off = 0;  // jobs the cap stopped, over every Monte Carlo of the section
-  std::string avail_note;
+  std::string avail_note, event_note;
   std::vector<AvailCase> ctxs;  // what the sensitivity table needs per machine
   std::vector<std::map<std::vector<int>, bool>> memos;
   memos.reserve(machines.size());
@@ -109,6 +109,13 @@ void Report::write_availability() {
     AvailParams ap = o.avail;
     ap.boards = m.chips() / 4;
     ap.rate = {1.0, std::min(1.0, r1), std::min(1.0, r2)};
+    // (b)'s down time per failure: the reconfiguration plus the extra time of the
+    // allreduce the failure interrupts (ft2d's board_mid run, when there is one).
+    const double event_ms = mid ? mid_extra_ms(m, ag, "ft2d") : NAN;
+    const double event_h = std::isfinite(event_ms) && event_ms > 0 ? event_ms / 3.6e6 : 0;
+    if (std::isfinite(event_ms))
+      event_note += "- " + m.name() + ": one interrupted ft2d allreduce costs " + fmt(event_ms, 4) + " ms.\n";
+    ap.reconfig_h += event_h;
     AvailParams apb = ap;
     apb.rate = {1.0, std::min(1.0, r1b), std::min(1.0, r2b)};
     // A hole set is usable when every live chip still reaches every other; memoised.
@@ -131,7 +138,7 @@ void Report::write_availability() {
     const AvailSummary a = availability_monte_carlo(ap, AvailPolicy::StopAndRepair, o.seeds, 1);
     const AvailSummary b = availability_monte_carlo(ap, AvailPolicy::RouteAround, o.seeds, 1, usable);
     const AvailSummary bb = availability_monte_carlo(apb, AvailPolicy::RouteAround, o.seeds, 1, usable);
-    ctxs.push_back({&m, ap, usable});
+    ctxs.push_back({&m, ap, usable, event_h});
     cut_off += a.unfinished + b.unfinished + bb.unfinished;
     md << "| " << m.name() << " | " << fmt(r1, 4) << " | " << fmt(r2, 4) << " | (a) stop-and-repair | "
        << ci(a.goodput, 4) << " | " << days(a.time_h) << " | " << ci(a.availability, 4) << " | " << ci(a.failures, 2)
@@ -162,6 +169,9 @@ void Report::write_availability() {
   }
   data["availability"] = javail;
   ad << "EOD\n";
+  if (!event_note.empty())
+    md << "\n(b) charges every failure its reconfiguration plus the extra time of the allreduce it interrupts "
+       << "(\"A board failing mid-allreduce\" above):\n" << event_note;
   if (avail_any) {
     ad << "set title 'Goodput of a " << fmt(o.avail.work_h / 24, 0) << "-day job, " << big.chips()
        << " chips, board MTBF " << fmt(o.avail.mtbf_h, 0) << " h (95 % CI)'\nset ylabel 'goodput'\n"
@@ -192,7 +202,7 @@ void Report::write_sensitivity(const std::vector<AvailCase>& cs, int* cut_off) {
   for (const AvailCase& c : cs) {
     for (const Sweep& sw : sensitivity_sweeps()) {
       std::vector<double> vals = sw.values;
-      const double base = c.ap.*sw.field / sw.scale;
+      const double base = (c.ap.*sw.field - (sw.field == &AvailParams::reconfig_h ? c.event_h : 0)) / sw.scale;
       bool has_base = false;
       for (double v : vals) has_base |= std::fabs(v - base) <= 1e-9 * std::max(1.0, base);
       if (!has_base) vals.push_back(base);
@@ -200,6 +210,7 @@ void Report::write_sensitivity(const std::vector<AvailCase>& cs, int* cut_off) {
       for (double v : vals) {
         AvailParams p = c.ap;
         p.*sw.field = v * sw.scale;
+        if (sw.field == &AvailParams::reconfig_h) p.reconfig_h += c.event_h;  // the assumption moves, not the event
         const AvailSummary a = availability_monte_carlo(p, AvailPolicy::StopAndRepair, o.seeds, 1);
         const AvailSummary b = availability_monte_carlo(p, AvailPolicy::RouteAround, o.seeds, 1, c.usable);
         *cut_off += a.unfinished + b.unfinished;

@@ -176,8 +176,13 @@ struct Report {
   void write_training();
   // (page.cpp) Sentences generated from the BERT-large fp32 numbers.
   void write_observations();
-  // (page.cpp) The mid-allreduce failure case: how it ran, or why it did not.
+  // (page.cpp) The mid-allreduce failure case as a cost per event: its timeline split per
+  // simulated run, the extra time per gradient and its amortised cost; or why it did not run.
   void write_mid();
+  // The extra time (ms) one mid-allreduce failure adds to the step with `algo` and
+  // gradient g on m (the board_mid series against the fault-free one; *simulated when
+  // both are simulated at that size); NaN when either series has no number.
+  double mid_extra_ms(const Machine& m, const Gradient& g, const std::string& algo, bool* simulated = nullptr);
   // (page.cpp) The heatmaps before and after a failure and the slowdown bars.
   void write_figures();
   // 4. (avail.cpp) The availability Monte Carlo on the largest machine(s), its table and figure.
@@ -186,8 +191,9 @@ struct Report {
   // and the test of whether a hole set leaves it usable.
   struct AvailCase {
     const Machine* m;
-    AvailParams ap;
+    AvailParams ap;  // reconfig_h includes event_h
     HolesUsable usable;
+    double event_h = 0;  // the interrupted allreduce's extra time, hours
   };
   // 4. (avail.cpp) Goodput and time-to-train of (a) and (b) per machine as one assumption
   // at a time moves over its range; adds the jobs the cap cut off to *cut_off.

@@ -207,7 +207,8 @@ void Report::write_training() {
      << "against ft2d in the same case, the step time with ft2d (compute + (1 - overlap) x allreduce), and the "
      << "training throughput relative to the fault-free machine, which counts both the slower step and the chips "
      << "that do no work (the failed ones; for shrink also the idle live chips outside its rectangle: `workers`). "
-     << "Each allreduce time is marked sim or fit.\n\n";
+     << "Each allreduce time is marked sim or fit. A board failing during the allreduce is not a row here: it "
+     << "happens once, not every step, and is charged per event (\"A board failing mid-allreduce\" below).\n\n";
   Json jtrain = Json::array();
   for (const Machine& m : machines) {
     md << "### " << m.mesh() << " " << m.topo << " (" << m.chips() << " chips)\n\n"
@@ -216,6 +217,7 @@ void Report::write_training() {
     for (const Gradient& g : grads) {
       const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
       for (const Case& c : cases[m.name()]) {
+        if (c.mid) continue;
         Train t[3];
         for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, c.id, kAlgos[i])], g, o.overlap);
         md << "| " << g.model << " " << g.dtype << " | " << c.title;
@@ -258,7 +260,7 @@ void Report::write_observations() {
     double lo = INFINITY, hi = 0;
     std::string best;
     for (const Case& c : cases[m.name()]) {
-      if (c.id == "faultfree") continue;
+      if (c.id == "faultfree" || c.mid) continue;  // the mid-run failure is a one-off cost
       const Train t0 = train(series[skey(m, c.id, "ft2d")], g, o.overlap);
       if (t0.ok) lo = std::min(lo, t0.ar_ms / ff.ar_ms), hi = std::max(hi, t0.ar_ms / ff.ar_ms);
       double bt = -1;
@@ -277,6 +279,47 @@ void Report::write_observations() {
   md << "\n";
 }
 
+namespace {
+
+// The interrupted allreduce's time split along its timeline (cycles from the run's JSON):
+// the work thrown away (start to fault), detection, recovery (drain, flush, table writes)
+// and the rerun (restart to complete). Not ok when an event is missing.
+struct MidSplit {
+  bool ok = false;
+  double lost = 0, detect = 0, recover = 0, rerun = 0;  // us
+};
+MidSplit mid_split(const Json& j) {
+  MidSplit m;
+  const double cycles = j.value("cycles", 0.0), us = j.value("time_us", 0.0);
+  if (!(cycles > 0) || !j.contains("timeline")) return m;
+  const double per = us / cycles;
+  double fault = -1, det = -1, reconf = -1, restart = -1, done = -1;
+  for (const Json& e : j["timeline"]) {
+    const std::string ev = e.value("event", "");
+    const double c = e.value("cycle", 0.0);
+    auto is = [&](const char* k) { return ev.rfind(k, 0) == 0; };
+    if (is("fault:") && fault < 0) fault = c;
+    if (is("detected:") && det < 0) det = c;
+    if (is("reconfigured:")) reconf = c;
+    if (is("restart:")) restart = c;
+    if (is("complete")) done = c;
+  }
+  if (fault < 0 || det < fault || reconf < det || restart < reconf || done < restart) return m;
+  const double start = j.value("start_cycle", 0.0);
+  m = {true, (fault - start) * per, (det - fault) * per, (reconf - det) * per, (done - restart) * per};
+  return m;
+}
+
+}  // namespace
+
+double Report::mid_extra_ms(const Machine& m, const Gradient& g, const std::string& algo, bool* simulated) {
+  const Train t = train(series[skey(m, "board_mid", algo)], g, o.overlap);
+  const Train ff = train(series[skey(m, "faultfree", algo)], g, o.overlap);
+  if (!t.ok || !ff.ok) return NAN;
+  if (simulated) *simulated = t.simulated && ff.simulated;
+  return t.ar_ms - ff.ar_ms;
+}
+
 void Report::write_mid() {
   md << "## A board failing mid-allreduce\n\n";
   if (!mid) {
@@ -285,10 +328,70 @@ void Report::write_mid() {
           "this command runs the case `board_mid` (the centre board failing at " << fmt(o.fail_at_frac, 2)
        << " of the fault-free ft2d time, `--fail-at-fraction`) for every algorithm and size, and it appears in "
           "the tables above. No number is given for it here.\n\n";
-  } else {
-    md << "Run with `--fail-at` at " << fmt(o.fail_at_frac, 2) << " of the fault-free time of the same "
-       << "algorithm and size (case `board_mid` in the tables above).\n\n";
+    return;
   }
+  md << "Run with `--fail-at` at " << fmt(o.fail_at_frac, 2) << " of the fault-free time of the same "
+     << "algorithm and size, the centre board failing. A failure happens once, in one step: it is a cost per "
+     << "event, not a slowdown of every step (the steps after it run with the hole, the `board_centre` rows). "
+     << "The interrupted allreduce's time, split along its timeline: the work thrown away (start to the fault), "
+     << "detection, recovery (drain, flush, route tables) and the rerun on the live chips (restore and the whole "
+     << "allreduce again); extra = its time minus the fault-free time of the same algorithm and size.\n\n"
+     << "| machine | algo | bytes | lost us | detection us | recovery us | rerun us | total us | fault-free us | extra us |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
+  Json jm = Json::array();
+  for (const Point& p : midpts) {
+    const Outcome& oc = res[p.name];
+    const Series& ff = series[skey(p.m, "faultfree", p.algo)];
+    double ff_us = NAN;
+    for (const auto& [x, y] : ff.xy)
+      if (x == (double)p.bytes) ff_us = y;
+    md << "| " << p.m.name() << " | " << p.algo << " | " << size_str(p.bytes) << " | ";
+    const MidSplit sp = oc.ok ? mid_split(oc.j) : MidSplit{};
+    if (!sp.ok) {
+      md << (oc.ok ? "no restart in the timeline" : "failed: " + oc.error) << " | | | | | | |\n";
+      continue;
+    }
+    const double total = oc.j.value("time_us", 0.0);
+    md << fmt(sp.lost, 3) << " | " << fmt(sp.detect, 3) << " | " << fmt(sp.recover, 3) << " | " << fmt(sp.rerun, 3)
+       << " | " << fmt(total, 3) << " | " << fmt(ff_us, 3) << " | " << fmt(total - ff_us, 3) << " |\n";
+    jm.push_back({{"run", p.name}, {"machine", p.m.name()}, {"algo", p.algo}, {"bytes", p.bytes},
+                  {"lost_us", sp.lost}, {"detection_us", sp.detect}, {"recovery_us", sp.recover},
+                  {"rerun_us", sp.rerun}, {"time_us", total}, {"faultfree_us", ff_us}, {"extra_us", total - ff_us}});
+  }
+  data["mid_events"] = jm;
+  // Per gradient: the extra time of one event and what it costs amortised over the
+  // board failure rate of the availability study.
+  md << "\nPer gradient, the extra time of one event (sim or fit, from the `board_mid` and `faultfree` series) and "
+     << "amortised: with " << fmt(o.avail.mtbf_h, 0) << " h board MTBF a machine of B boards sees B x 24 / MTBF "
+     << "failures a day, and the interrupted allreduces take that many times the extra (share of the day, in "
+     << "parts per million, ft2d). The job's own reconfiguration per failure (" << fmt(o.avail.reconfig_h * 60, 1)
+     << " min, `--reconfig-min`) costs far more; the availability study below charges both.\n\n"
+     << "| machine | gradient | extra ms ft2d | shrink | snake | failures per day | ft2d ppm of the day |\n"
+     << "|---|---|---|---|---|---|---|\n";
+  Json ja = Json::array();
+  std::string reconf;
+  for (const Machine& m : machines) {
+    const double per_day = m.chips() / 4.0 * 24 / o.avail.mtbf_h;
+    for (const Gradient& g : grads) {
+      md << "| " << m.name() << " | " << g.model << " " << g.dtype;
+      Json jg = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"failures_per_day", per_day}};
+      for (const char* a : kAlgos) {
+        bool sim = false;
+        const double x = mid_extra_ms(m, g, a, &sim);
+        md << " | " << (std::isfinite(x) ? fmt(x, 4) + " " + tag(sim) : "n/a");
+        if (std::isfinite(x)) jg[a] = {{"extra_ms", x}, {"source", tag(sim)}};
+      }
+      const double x = mid_extra_ms(m, g, "ft2d");
+      md << " | " << fmt(per_day, 3) << " | " << (std::isfinite(x) ? fmt(1e6 * per_day * x / 86.4e6, 4) : "n/a") << " |\n";
+      ja.push_back(jg);
+    }
+    reconf += "- " + m.name() + ": " + fmt(per_day, 3) + " failures a day x " + fmt(o.avail.reconfig_h * 60, 1) +
+              " min of reconfiguration = " + fmt(per_day * o.avail.reconfig_h * 3600, 1) + " s a day (" +
+              fmt(100 * per_day * o.avail.reconfig_h / 24, 3) + " % of the time).\n";
+  }
+  md << "\n" << reconf;
+  data["mid_amortised"] = ja;
+  md << "\n";
 }
 
 void Report::write_figures() {

@@ -480,6 +480,28 @@ TEST(ReportPaper, QuickEndToEnd) {
     EXPECT_EQ(rc.begin()->second["stop_time_h"], rc.rbegin()->second["stop_time_h"]) << m;
     EXPECT_GT(rc.rbegin()->second["route_around_time_h"].get<double>(), rc.begin()->second["route_around_time_h"].get<double>()) << m;
   }
+  // A mid-allreduce failure is a cost per event: no training row charges it per step, and
+  // each simulated one's split along its timeline adds up to its time, against the
+  // fault-free run of the same algorithm and size in the runs table.
+  for (const auto& t : data["training"]) EXPECT_NE(t["case"], "board_mid") << t;
+  if (mid) {
+    EXPECT_EQ(data["mid_events"].size(), 4u * 3 * 3);  // 4 quick machines x 3 algorithms x 3 sizes
+  }
+  for (const auto& e : data["mid_events"]) {
+    const double parts = e["lost_us"].get<double>() + e["detection_us"].get<double>() +
+                         e["recovery_us"].get<double>() + e["rerun_us"].get<double>();
+    EXPECT_NEAR(parts, e["time_us"].get<double>(), 1e-6) << e;
+    const nlohmann::json j = run_json(e["run"].get<std::string>() + ".json");
+    EXPECT_EQ(e["time_us"], j["time_us"]) << e;
+    int ff_runs = 0;
+    for (const auto& r : data["runs"]) {
+      if (r["machine"] != e["machine"] || r["case"] != "faultfree" || r["algo"] != e["algo"] || r["bytes"] != e["bytes"]) continue;
+      ++ff_runs;
+      EXPECT_NEAR(e["extra_us"].get<double>(), j["time_us"].get<double>() - r["time_us"].get<double>(), 1e-9) << e;
+    }
+    EXPECT_EQ(ff_runs, 1) << e;
+    EXPECT_GT(e["extra_us"].get<double>(), 0) << e;  // a failure never saves time
+  }
   // The page's table has the same rows: 2 machines x 4 MTBF values.
   size_t mtbf_rows = 0;
   for (const std::string row : {"_mesh | board MTBF | ", "_torus | board MTBF | "})
