@@ -79,7 +79,7 @@ struct NetworkConfig {
   int board_w = 2, board_h = 2;        // chips per board along x and y (TPU-v3: 2x2)
   int local_ports = 1;                 // local lanes between router and chip, 1..4 (lane_of())
   int vcs = 2;                         // virtual channels per port, 1..16
-  int buf = 8;                         // flits per VC buffer, 1..256
+  int buf = 8;                         // flits per VC buffer, 1..kMaxBuf (vcs x buf <= kMaxPortFlits)
   int pipeline = 3;                    // router pipeline depth in cycles, 1..4
   int link_latency = 1;                // cycles from sending a flit to its arrival, >= 1
   int credit_latency = 1;              // cycles from sending a credit to its arrival, >= 1

@@ -17,7 +17,7 @@ package fm_pkg;
   /// Most virtual channels per port (kMaxVcs); the VC field of a flit is 4 bits wide.
   localparam int unsigned MaxVcs /*verilator public*/ = 16;
   /// Deepest VC buffer, in flits (kMaxBuf).
-  localparam int unsigned MaxBufDepth /*verilator public*/ = 256;
+  localparam int unsigned MaxBufDepth /*verilator public*/ = 4096;
   /// Deepest router pipeline, in cycles (--pipeline 1..4).
   localparam int unsigned MaxPipeline /*verilator public*/ = 4;
   /// Largest route table: destinations are 16-bit chip ids.
@@ -61,7 +61,7 @@ package fm_pkg;
   /// Run-time configuration pins (fm_router cfg_*_i): wide enough for the package
   /// maxima, so the port list does not depend on the parameters.
   localparam int unsigned CfgVcsW /*verilator public*/  = $clog2(MaxVcs + 1);       // 1..16: 5 bits
-  localparam int unsigned CfgBufW /*verilator public*/  = $clog2(MaxBufDepth + 1);  // 1..256: 9 bits
+  localparam int unsigned CfgBufW /*verilator public*/  = $clog2(MaxBufDepth + 1);  // 1..4096: 13 bits
   localparam int unsigned CfgPipeW /*verilator public*/ = $clog2(MaxPipeline + 1);  // 1..4: 3 bits
 
   // ---------------------------------------------------------------- enums

@@ -9,7 +9,7 @@
 // build with NUM_VCS = 4, BUF_DEPTH = 8, PIPELINE = 4). The parameters NUM_VCS,
 // BUF_DEPTH and PIPELINE are the upper bounds the hardware is built for:
 //   cfg_vcs_i[4:0]       V, 1..NUM_VCS        (the model's NetworkConfig::vcs)
-//   cfg_buf_i[8:0]       B, 1..BUF_DEPTH      (NetworkConfig::buf)
+//   cfg_buf_i[12:0]      B, 1..BUF_DEPTH      (NetworkConfig::buf)
 //   cfg_pipeline_i[2:0]  P, 1..PIPELINE       (NetworkConfig::pipeline)
 //   cfg_islip_i          0 round-robin, 1 iSLIP (NetworkConfig::arbiter)
 // They are sampled at every rising clock edge while rst_ni is low (at least one edge in

@@ -193,8 +193,16 @@ std::vector<Param> make_params() {
   t.push_back(with(int_row("local-ports", S::Network, kNet, "net.local_ports", FM_REF(int, net.local_ports), 1,
                            kMaxLocalPorts, "", "local lanes between router and chip (4: one per ICI direction)"),
                    [](Param& p) { p.allreduce_default = "4"; }));
-  t.push_back(int_row("buf", S::Network, kNet, "net.buf", FM_REF(int, net.buf), 1, kMaxBuf, "flits",
-                      "buffer depth per VC"));
+  t.push_back(with(int_row("buf", S::Network, kNet, "net.buf", FM_REF(int, net.buf), 1, kMaxBuf, "flits",
+                           "buffer depth per VC (VCs x depth at most 32,768 flits per port)"),
+                   [](Param& p) {
+                     p.check = [](const Config& c) -> std::string {
+                       if ((long)c.net.vcs * c.net.buf <= kMaxPortFlits) return "";
+                       return "--vcs " + std::to_string(c.net.vcs) + " x --buf " + std::to_string(c.net.buf) + " = " +
+                              std::to_string((long)c.net.vcs * c.net.buf) + " flits per port: allowed at most " +
+                              std::to_string(kMaxPortFlits) + " (e.g. --buf " + std::to_string(kMaxPortFlits / c.net.vcs) + ")";
+                     };
+                   }));
   t.push_back(int_row("pipeline", S::Network, kNet, "net.pipeline", FM_REF(int, net.pipeline), 1, 4, "cycles",
                       "router pipeline depth (docs/router-microarchitecture.md)"));
   t.push_back(int_row("link-latency", S::Network, kNet, "net.link_latency", FM_REF(int, net.link_latency), 1, 1000,

@@ -9,8 +9,9 @@ namespace fm {
 namespace {
 
 // Widths are fixed (not derived from the configuration) so that signal names, which
-// GTKWave suffixes with the range, are the same in every run: 9 bits hold 0..kMaxBuf.
-constexpr int kCountBits = 9;
+// GTKWave suffixes with the range, are the same in every run: 13 bits hold 0..kMaxBuf.
+constexpr int kCountBits = 13;
+static_assert(kMaxBuf < (1 << kCountBits), "a VC's occupancy and credits fit the waveform field");
 
 std::string coord_name(const char* what, int x, int y) {
   return std::string(what) + "_" + std::to_string(x) + "_" + std::to_string(y);

@@ -27,7 +27,7 @@ class Link : public sc_core::sc_module {
   Link(sc_core::sc_module_name name, int latency, int credit_latency, int max_credits)
       : sc_module(name), latency_((uint16_t)latency), credit_latency_((uint16_t)credit_latency) {
     // The control line holds latencies and ring masks in 16 bits (the options allow
-    // latencies up to 1,000 and 16 VCs x 256 flits).
+    // latencies up to 1,000 and kMaxPortFlits = 32,768 flits per port).
     if (latency < 1 || latency > 65000 || credit_latency < 1 || credit_latency > 65000 ||
         max_credits < 0 || max_credits > 65000)
       throw std::invalid_argument("Link: latency, credit latency or credits out of range");

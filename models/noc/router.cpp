@@ -40,8 +40,6 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
       entries_((size_t)ports_ * cfg.vcs * cfg.buf),
       va_out_ptr_(ports_ * cfg.vcs, 0) {
   static_assert(sizeof(InVc) == 64, "InVc is laid out to fill one cache line");
-  static_assert(kMaxPorts * kMaxVcs * kMaxBuf <= 65536, "InVc::base is 16 bits");
-  for (int i = 0; i < ports_ * vcs_; ++i) in_[i].base = (uint16_t)(i * buf_);
   csr.register_b_transport(this, &Router::csr_access);
   clk.add(this);
 }
@@ -146,7 +144,7 @@ void Router::receive_flits(Cycle now) {
     occ_update(q, now);
     int slot = q.head + q.count;
     if (slot >= buf_) slot -= buf_;
-    Entry& e = entries_[q.base + slot];
+    Entry& e = entries_[slot_base(q) + slot];
     e.flit = f;
     q.back_ready = now + reg_rc_;
     if (f.head()) {

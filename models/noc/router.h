@@ -96,6 +96,7 @@ class Router final : public RouterBase {
   };
   enum VcState : uint8_t { kIdle = 0, kActive = 1 };
   // One cache line (the fields are ordered to fill it exactly).
+  // Its slots in entries_ start at (index of the VC in in_) x buf_ (slot_base()).
   struct alignas(64) InVc {
     uint16_t head = 0, count = 0;  // ring buffer position inside entries_
     VcState state = kIdle;
@@ -103,7 +104,6 @@ class Router final : public RouterBase {
     uint8_t va_ptr = 0;            // round-robin pointer over output VCs (VA stage 1)
     uint16_t out_idx = 0;          // out_ index of (out_port, out_vc) while ACTIVE
     uint16_t open_seq = 0;         // monitor: seq of the last flit of the open packet
-    uint16_t base = 0;             // entries_ index of this VC's first slot (< 8 * 16 * 256)
     // Monitors: the packet whose flits are being written into this VC.
     bool open = false;
     ChipId open_src = 0;
@@ -144,11 +144,13 @@ class Router final : public RouterBase {
   }
 
   InVc& ivc(int p, int v) { return in_[p * vcs_ + v]; }
+  // entries_ index of q's first slot (its VC's index times the depth).
+  size_t slot_base(const InVc& q) const { return (size_t)(&q - in_.data()) * buf_; }
   const InVc& ivc(int p, int v) const { return in_[p * vcs_ + v]; }
   OutVc& ovc(int p, int v) { return out_[p * vcs_ + v]; }
   const OutVc& ovc(int p, int v) const { return out_[p * vcs_ + v]; }
   Entry& front(int p, int v) { return entries_[(p * vcs_ + v) * buf_ + ivc(p, v).head]; }
-  Entry& front(const InVc& q) { return entries_[q.base + q.head]; }
+  Entry& front(const InVc& q) { return entries_[slot_base(q) + q.head]; }
   // The cycle the front flit of q may first take part in allocation, as far as any
   // comparison with the current or a later cycle can tell: exact when it is the newest
   // flit (count <= 1; 0 while the one just written is not counted yet), else 0, since an

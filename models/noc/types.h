@@ -28,7 +28,13 @@ inline int lane_of(int port, int lanes) {
   return (port < kNumNetPorts ? port : port - kNumNetPorts) % lanes;
 }
 constexpr int kMaxVcs = 16;
-constexpr int kMaxBuf = 256;
+// Deepest VC buffer: enough to cover the credit round trip of a long inter-chip link at
+// full rate on one VC at the longest link and credit latencies (1,000 cycles each), 13 bits
+// (0..4096) in the RTL's configuration port and the waveforms.
+constexpr int kMaxBuf = 4096;
+// Buffered flits per port (VCs x depth) at most: the links' credit rings count them in
+// 16 bits, and at 32 bytes a slot a port then holds at most 1 MiB.
+constexpr int kMaxPortFlits = 32768;
 constexpr int kMaxPipeline = 4;  // router pipeline depth 1..4 (NetworkConfig::pipeline)
 
 // Field widths of a flit on the wire (the RTL router's ports, rtl/fm_pkg.sv; the

@@ -88,3 +88,52 @@ TEST(ZeroLoad, HandWorkedOneHop) {
   // P=4 adds three cycles per router: 3 + 2 * 3.
   EXPECT_EQ(simulate({2, 2, Topology::Mesh, 4, 1, 1, {0, 0}, {1, 0}}), 9);
 }
+
+namespace {
+
+// A stream of 1,000 packets of 8 flits over one hop of a 2x1 mesh on one VC, links of
+// L = Lc = 1,000 cycles: returns the cycle the last one was delivered.
+long stream(int buf) {
+  const auto j = in_child([buf] {
+    NetworkConfig n;
+    n.width = 2;
+    n.height = 1;
+    n.vcs = 1;
+    n.buf = buf;
+    n.link_latency = n.credit_latency = 1000;
+    Network net("net", n);
+    const std::string e = net.load_tables(build_dor_tables(n));
+    if (!e.empty()) throw std::runtime_error(e);
+    std::vector<ScriptedSource::Packet> pk(1000, {1, net.topology().id(1, 0), 8});
+    ScriptedSource s(pk);
+    attach_source(net, net.topology().id(0, 0), &s);
+    nlohmann::json r;
+    for (Cycle t = 0; t < 200000; t += 100) {
+      sc_core::sc_start(net.clock().period() * 100.0);
+      if (net.ni(net.topology().id(1, 0)).stats().packets_delivered == 1000) {
+        r["done"] = net.clock().now();
+        break;
+      }
+    }
+    r["violations"] = net.counters().violations;
+    return r;
+  });
+  EXPECT_EQ(j.value("violations", 1), 0);
+  return j.value("done", -1L);
+}
+
+}  // namespace
+
+// The credit round trip (docs/router-microarchitecture.md): one VC streams at one flit
+// per cycle only if B >= Lc + regSA + L + regRC = 2,002 here. With the deepest buffer
+// (4,096) the 8,000 flits take 8,000 cycles plus the zero-load latency (~1,000, checked
+// every 100 cycles); with 256 slots the stream is paced by 256 flits per round trip,
+// at least 8,000 x 2,002 / 256 = 62,563 cycles less the first buffer's worth.
+TEST(ZeroLoad, DeepBuffersCoverALongLinksRoundTrip) {
+  const long deep = stream(kMaxBuf), shallow = stream(256);
+  ASSERT_GT(deep, 0);
+  ASSERT_GT(shallow, 0);
+  EXPECT_LE(deep, 8000 + 1000 + 120) << "shallow " << shallow;
+  EXPECT_GE(shallow, 8000L * 2002 / 256 - 2002) << "deep " << deep;
+  EXPECT_GE(deep, 8000 + 1000) << deep << " " << shallow;  // never faster than the link allows
+}

@@ -31,7 +31,7 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"traffic --vcs 0", "--vcs 0: allowed 1..16"},
       {"traffic --vcs 17", "--vcs 17: allowed 1..16"},
       {"traffic --vcs two", "--vcs"},
-      {"traffic --buf 0", "--buf 0: allowed 1..256"},
+      {"traffic --buf 0", "--buf 0: allowed 1..4096"},
       {"traffic --pipeline 5", "--pipeline 5: allowed 1..4"},
       {"traffic --topology torus --mesh 1x8", "--mesh 1x8"},
       {"traffic --topology torus --vcs 1", "a torus needs at least 2 VCs"},

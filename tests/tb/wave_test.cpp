@@ -54,15 +54,15 @@ TEST(Wave, VcdIsWellFormed) {
   EXPECT_EQ(d.error, "");
   // 16 chips: every router is traced by default, with its ports, VCs and ICI links.
   for (const char* s : {"net.faults.event", "net.faults.count[15:0]", "net.router_0_0.in_L.valid",
-                        "net.router_3_3.out_W.vc[3:0]", "net.router_2_1.in_E.vc1.occupancy[8:0]",
-                        "net.router_2_1.out_N.vc0.credits[8:0]", "net.link_1_2_S.flits_in_flight[15:0]"})
+                        "net.router_3_3.out_W.vc[3:0]", "net.router_2_1.in_E.vc1.occupancy[12:0]",
+                        "net.router_2_1.out_N.vc0.credits[12:0]", "net.link_1_2_S.flits_in_flight[15:0]"})
     EXPECT_TRUE(d.has(s)) << s;
   EXPECT_FALSE(d.has("net.link_3_0_E.dead")) << "no link leaves the mesh edge";
   ASSERT_GT(d.times.size(), 100u);
   EXPECT_EQ(d.times.front(), 0u);
   // Traffic moved: some router input saw head flits, and credits stay within 0..B.
   EXPECT_FALSE(d.times_of("net.router_1_1.in_L.kind[1:0]", 1).empty());
-  const auto& ch = d.changes.at(d.vars.at("net.router_1_1.out_E.vc0.credits[8:0]").id);
+  const auto& ch = d.changes.at(d.vars.at("net.router_1_1.out_E.vc0.credits[12:0]").id);
   for (const auto& [t, val] : ch) EXPECT_LE(val, 8u) << t;
   EXPECT_GT(ch.size(), 2u);
 }
