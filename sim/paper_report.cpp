@@ -82,7 +82,7 @@ int cmd_report(const std::vector<std::string>& args) {
   r.run_all_points();
   r.fit_series();      // 2. Series and fits.
   r.make_gradients();  // 3. Gradients and training.
-  r.write_intro();
+  r.write_intro();  // the title, the headline (write_headline), the set-up
   r.write_assumptions();
   r.write_runs();
   r.write_fits();

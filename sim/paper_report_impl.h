@@ -162,8 +162,13 @@ struct Report {
   void fit_series();
   // 3. (fit.cpp) The gradients the training model uses, from the options.
   void make_gradients();
-  // (page.cpp) The page's title, the set-up, and the data's command, sizes and mode.
+  // (page.cpp) The page's title, the headline, the set-up, and the data's command, sizes and mode.
   void write_intro();
+  // (page.cpp) The paper's question answered first: per machine and gradient, the
+  // training-throughput change with one failed board (centre) under ft2d, shrink and
+  // snake, the part of it that is the lost chips, and the step-time change, each marked
+  // sim or fit; the same numbers as the training table's rows.
+  void write_headline();
   // (page.cpp) The assumptions table: every modelled value, its option and its source.
   void write_assumptions();
   // (page.cpp) Every simulated run and its slowdown, then the failed runs' reasons.

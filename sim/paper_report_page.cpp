@@ -31,7 +31,7 @@ void Report::write_intro() {
      << (o.quick ? "**Quick mode**: small machines and tiny sizes, a smoke test of the pipeline, not the paper's numbers. " : "")
      << "Every number is labelled **sim** (simulated at flit level by `faultmesh allreduce`) or **fit** "
      << "(from the fit time = a + b * bytes over the simulated sizes of the same machine, case and algorithm).\n\n";
-
+  write_headline();
   md << "## Set-up\n\n"
      << "- Machines: ";
   for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo << " (" << machines[i].chips() << " chips)";
@@ -59,6 +59,59 @@ void Report::write_intro() {
      << "- Why fitted: the simulator runs about 1e6 router-cycles/s, so one 32x32 allreduce of a 100 MB gradient "
      << "takes about an hour and of BERT's 1.36 GB about half a day. The gradient sizes are therefore extrapolated "
      << "from the simulated sizes with the linear model, whose residuals are given with each fit.\n\n";
+}
+
+void Report::write_headline() {
+  md << "## The answer: training throughput with one failed board\n\n"
+     << "Relative to the fault-free machine running ft2d: the change in training throughput (samples per second, "
+     << "per-chip batch fixed) when the centre board has failed, with ft2d and with the two baselines, and how much "
+     << "of ft2d's change is the four lost chips alone (their share of the machine); the rest is the slower step. "
+     << "Each allreduce behind a number is marked sim or fit (the training table below has the same rows).\n\n"
+     << "| machine | gradient | throughput ft2d | of which lost chips | shrink | snake | step time ft2d | source ft2d / shrink / snake |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
+  Json jh = Json::array();
+  auto pct = [](double r) { return (r >= 1 ? "+" : "") + fmt(100 * (r - 1), 2) + " %"; };
+  for (const Machine& m : machines) {
+    for (const Gradient& g : grads) {
+      const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+      Train t[3];
+      for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, "board_centre", kAlgos[i])], g, o.overlap);
+      md << "| " << m.mesh() << " " << m.topo << " (" << m.chips() << ") | " << g.model << " " << g.dtype;
+      Json j = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"case", "board_centre"}};
+      double thr[3] = {NAN, NAN, NAN};
+      for (int i = 0; i < 3; ++i)
+        if (t[i].ok && ff.ok) thr[i] = rel_throughput(t[i], ff, m.chips());
+      const double lost = t[0].ok ? (double)t[0].workers / m.chips() : NAN;
+      md << " | " << (std::isfinite(thr[0]) ? pct(thr[0]) : "n/a") << " | " << (std::isfinite(lost) ? pct(lost) : "n/a")
+         << " | " << (std::isfinite(thr[1]) ? pct(thr[1]) : "n/a") << " | " << (std::isfinite(thr[2]) ? pct(thr[2]) : "n/a")
+         << " | " << (t[0].ok && ff.ok ? pct(t[0].step_ms / ff.step_ms) : "n/a") << " | ";
+      for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? tag(t[i].simulated) : "n/a");
+      md << " |\n";
+      for (int i = 0; i < 3; ++i)
+        if (std::isfinite(thr[i])) j[kAlgos[i]] = {{"throughput", thr[i]}, {"source", tag(t[i].simulated)}};
+      if (std::isfinite(lost)) j["ft2d_lost_chips"] = lost;
+      if (t[0].ok && ff.ok) j["ft2d_step"] = t[0].step_ms / ff.step_ms;
+      jh.push_back(j);
+    }
+  }
+  data["headline"] = jh;
+  // In words, for the largest machines and the fp32 gradients.
+  md << "\n";
+  for (const Json& j : jh) {
+    const Machine* m = nullptr;
+    for (const Machine& k : machines)
+      if (k.name() == j["machine"]) m = &k;
+    if (!m || m->chips() != biggest().chips() || j["dtype"] != "fp32" || !j.contains("ft2d")) continue;
+    auto pc = [](const Json& a) {
+      return fmt(100 * (1 - a["throughput"].get<double>()), 1) + " % (" + a["source"].get<std::string>() + ")";
+    };
+    md << "- " << m->mesh() << " " << m->topo << ", " << j["model"].get<std::string>() << " fp32: one failed board "
+       << "costs " << pc(j["ft2d"]) << " of the training throughput with ft2d, of which "
+       << fmt(100 * (1 - j["ft2d_lost_chips"].get<double>()), 1) << " % is the lost chips"
+       << (j.contains("shrink") ? "; " + pc(j["shrink"]) + " with shrink" : "")
+       << (j.contains("snake") ? ", " + pc(j["snake"]) + " with snake" : "") << ".\n";
+  }
+  md << "\n";
 }
 
 void Report::write_assumptions() {

@@ -480,6 +480,27 @@ TEST(ReportPaper, QuickEndToEnd) {
     EXPECT_EQ(rc.begin()->second["stop_time_h"], rc.rbegin()->second["stop_time_h"]) << m;
     EXPECT_GT(rc.rbegin()->second["route_around_time_h"].get<double>(), rc.begin()->second["route_around_time_h"].get<double>()) << m;
   }
+  // The headline comes first and its numbers are the training table's board_centre rows;
+  // the lost chips' share is 1 - 4 / chips (one board of 2x2).
+  EXPECT_LT(md.find("## The answer"), md.find("## Set-up"));
+  ASSERT_EQ(data["headline"].size(), 4u * 4);  // 4 quick machines x 4 gradients
+  for (const auto& h : data["headline"]) {
+    int found = 0;
+    for (const auto& t : data["training"]) {
+      if (t["machine"] != h["machine"] || t["model"] != h["model"] || t["dtype"] != h["dtype"] || t["case"] != "board_centre")
+        continue;
+      ++found;
+      for (const char* a : {"ft2d", "shrink", "snake"}) {
+        ASSERT_TRUE(h.contains(a) && t.contains(a)) << h;
+        EXPECT_EQ(h[a]["throughput"], t[a]["throughput"]) << h << t;
+        EXPECT_EQ(h[a]["source"], t[a]["source"]) << h << t;
+      }
+    }
+    EXPECT_EQ(found, 1) << h;
+    const std::string m = h["machine"].get<std::string>();
+    const int chips = std::stoi(m) * std::stoi(m.substr(m.find('x') + 1));
+    EXPECT_DOUBLE_EQ(h["ft2d_lost_chips"].get<double>(), 1 - 4.0 / chips) << h;
+  }
   // A mid-allreduce failure is a cost per event: no training row charges it per step, and
   // each simulated one's split along its timeline adds up to its time, against the
   // fault-free run of the same algorithm and size in the runs table.
