@@ -88,12 +88,20 @@ int cmd_report(const std::vector<std::string>& args) {
   r.write_fits();
   r.write_checks();
   r.write_training();
+  r.write_physics();
   r.write_observations();
   r.write_mid();
   r.write_figures();
   r.write_availability();  // 4. Availability on the largest machine(s).
   r.write_files();         // 5. results.md, paper_data.json, the figures' list.
   std::cerr << "report: done in " << paper_report::fmt(std::chrono::duration<double>(Clock::now() - t0).count(), 1) << " s\n";
+  if (!r.unphysical.empty()) {
+    // The page is written (it lists them under "Physics checks"); a full report that
+    // breaks a physical bound must not pass for a result.
+    std::cerr << "report: " << r.unphysical.size() << " physics check" << (r.unphysical.size() > 1 ? "s" : "")
+              << " failed, e.g. " << r.unphysical.front() << (r.o.quick ? " (quick mode: listed only)" : "") << "\n";
+    if (!r.o.quick) return kExitRunFailed;
+  }
   return kExitOk;
 }
 

@@ -20,6 +20,12 @@ struct LinearFit {
 };
 LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy);
 
+// The physics check of a fit (docs/results.md, "Physics checks"): no fitted time may be
+// below the link-load bound of its schedule, the busiest link direction's flits (data
+// and headers) at one flit per cycle, which grows linearly with the bytes. Returns the
+// first of `bytes` at which f.at(x) < bound_us_per_byte * x, or 0 when none is.
+double fit_below_bound(const LinearFit& f, double bound_us_per_byte, const std::vector<double>& bytes);
+
 int cmd_report(const std::vector<std::string>& args);
 
 }  // namespace fm

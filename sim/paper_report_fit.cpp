@@ -32,6 +32,12 @@ LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy) {
   return f;
 }
 
+double fit_below_bound(const LinearFit& f, double bound_us_per_byte, const std::vector<double>& bytes) {
+  for (double x : bytes)
+    if (f.at(x) < bound_us_per_byte * x) return x;
+  return 0;
+}
+
 namespace paper_report {
 
 std::string skey(const Machine& m, const std::string& c, const std::string& a) {
@@ -84,6 +90,13 @@ void Report::fit_series() {
       continue;
     }
     s.xy.push_back({(double)p.bytes, oc.j.value("time_us", 0.0)});
+    // The link-load bound per byte of this point: the busiest link direction's data
+    // flits plus one header per packet_words of them, one flit per cycle.
+    const double cycles = oc.j.value("cycles", 0.0), pw = oc.j["config"].value("packet-words", 32.0);
+    if (cycles > 0 && p.bytes > 0) {
+      const double b = oc.j.value("max_link_words", 0.0) * (1 + 1 / pw) * (oc.j.value("time_us", 0.0) / cycles) / p.bytes;
+      s.bound_us_per_byte = s.bound_us_per_byte > 0 ? std::min(s.bound_us_per_byte, b) : b;
+    }
     s.participants = oc.j.value("participants", 0);
     s.live = oc.j.value("live_chips", 0);
   }

@@ -111,6 +111,9 @@ struct Series {  // one (machine, case, algorithm): its simulated sizes and thei
   LinearFit fit;
   int participants = 0, live = 0;
   std::string error;  // the first failed point's reason
+  // The lowest link-load bound per byte of its simulated points (us/byte; 0 unknown):
+  // no fitted time may fall below it (fit_below_bound).
+  double bound_us_per_byte = 0;
 };
 
 // The key of a series in Report::series: machine, case id and algorithm.
@@ -149,6 +152,7 @@ struct Report {
   Json data;                                       // becomes OUT/paper_data.json
   std::ostringstream md;                           // becomes OUT/results.md
   std::vector<std::string> figs;                   // the figures written to OUT/img/
+  std::vector<std::string> unphysical;             // the physics checks' failures (write_physics)
 
   // The machine with the most chips (the first of them): heatmaps and availability.
   const Machine& biggest() const;
@@ -179,6 +183,8 @@ struct Report {
   void write_checks();
   // (page.cpp) Per machine, the training step of every gradient, case and algorithm.
   void write_training();
+  // (page.cpp) The physics checks' failures found by write_fits and write_training.
+  void write_physics();
   // (page.cpp) Sentences generated from the BERT-large fp32 numbers.
   void write_observations();
   // (page.cpp) The mid-allreduce failure case as a cost per event: its timeline split per

@@ -199,21 +199,39 @@ void Report::write_fits() {
      << "Least squares over the simulated sizes. `rms` is the root mean square residual, `max rel` the largest "
      << "residual relative to the simulated time. With two sizes the line passes through both points and the "
      << "residual says nothing; the default uses three.\n\n"
-     << "| machine | case | algo | a (us) | b (us per MiB) | sizes | rms (us) | max rel |\n|---|---|---|---|---|---|---|---|\n";
+     << "`bound` is the link-load bound per MiB (the busiest link direction's data and header flits, one per cycle; "
+     << "the lowest of the simulated sizes): a fit whose time at a gradient size falls below it is physically "
+     << "impossible and is listed under \"Physics checks\" below.\n\n"
+     << "| machine | case | algo | a (us) | b (us per MiB) | bound (us per MiB) | sizes | residuals (us) | rms (us) | max rel |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
   Json jfits = Json::array();
   for (const Machine& m : machines)
     for (const Case& c : cases[m.name()])
       for (const char* a : kAlgos) {
         const Series& s = series[skey(m, c.id, a)];
         if (!s.fit.ok) {
-          md << "| " << m.name() << " | " << c.id << " | " << a << " | not fitted" << (s.error.empty() ? "" : ": a run failed") << " | | | | |\n";
+          md << "| " << m.name() << " | " << c.id << " | " << a << " | not fitted" << (s.error.empty() ? "" : ": a run failed") << " | | | | | | |\n";
           continue;
         }
+        std::string res;
+        Json jres = Json::array();
+        for (const auto& [x, y] : s.xy) {
+          res += (res.empty() ? "" : ", ") + fmt(y - s.fit.at(x), 4);
+          jres.push_back(y - s.fit.at(x));
+        }
         md << "| " << m.name() << " | " << c.id << " | " << a << " | " << fmt(s.fit.a, 3) << " | "
-           << fmt(s.fit.b * (1 << 20), 3) << " | " << s.fit.n << " | " << fmt(s.fit.rms, 4) << " | "
-           << fmt(100 * s.fit.max_rel, 2) << " % |\n";
+           << fmt(s.fit.b * (1 << 20), 3) << " | " << fmt(s.bound_us_per_byte * (1 << 20), 3) << " | " << s.fit.n
+           << " | " << res << " | " << fmt(s.fit.rms, 4) << " | " << fmt(100 * s.fit.max_rel, 2) << " % |\n";
         jfits.push_back({{"machine", m.name()}, {"case", c.id}, {"algo", a}, {"a_us", s.fit.a},
-                         {"b_us_per_byte", s.fit.b}, {"n", s.fit.n}, {"rms_us", s.fit.rms}, {"max_rel", s.fit.max_rel}});
+                         {"b_us_per_byte", s.fit.b}, {"bound_us_per_byte", s.bound_us_per_byte}, {"n", s.fit.n},
+                         {"residuals_us", jres}, {"rms_us", s.fit.rms}, {"max_rel", s.fit.max_rel}});
+        std::vector<double> sizes;
+        for (const Gradient& g : grads) sizes.push_back(g.bytes());
+        const double at = s.bound_us_per_byte > 0 ? fit_below_bound(s.fit, s.bound_us_per_byte, sizes) : 0;
+        if (at > 0)
+          unphysical.push_back(m.name() + " " + c.id + " " + a + ": the fit gives " + fmt(s.fit.at(at), 1) + " us at " +
+                               fmt(at / 1e6, 1) + " MB, below the link-load bound of " +
+                               fmt(s.bound_us_per_byte * at, 1) + " us");
       }
   data["fits"] = jfits;
   md << "\n";
@@ -285,6 +303,15 @@ void Report::write_training() {
         for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? std::to_string(t[i].workers) : "n/a");
         for (int i = 0; i < 3; ++i) md << " | " << (t[i].ok && ff.ok ? fmt(rel_throughput(t[i], ff, m.chips()), 4) : "n/a");
         md << " |\n";
+        // More throughput with fewer working chips is physically suspect unless both
+        // allreduces were simulated at this size.
+        for (int i = 0; i < 3; ++i)
+          if (t[i].ok && ff.ok && t[i].workers < m.chips() && rel_throughput(t[i], ff, m.chips()) > 1 &&
+              !(t[i].simulated && ff.simulated))
+            unphysical.push_back(m.name() + " " + g.model + " " + g.dtype + " " + c.id + " " + kAlgos[i] +
+                                 ": throughput " + fmt(rel_throughput(t[i], ff, m.chips()), 4) + " with " +
+                                 std::to_string(t[i].workers) + " of " + std::to_string(m.chips()) +
+                                 " chips working, from a fit");
         Json jt = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"bytes", g.bytes()}, {"case", c.id}};
         for (int i = 0; i < 3; ++i)
           if (t[i].ok)
@@ -296,6 +323,21 @@ void Report::write_training() {
     md << "\n";
   }
   data["training"] = jtrain;
+}
+
+void Report::write_physics() {
+  md << "## Physics checks\n\n"
+     << "Every fitted allreduce time at a gradient size must be at least its schedule's link-load bound (fits "
+     << "table), and no case with fewer working chips may show more training throughput than the fault-free "
+     << "machine unless both were simulated. "
+     << (o.quick ? "In quick mode the sizes are latency-bound, so failures here are expected and listed only; a full "
+                   "report with any of them exits with an error."
+                 : "A report with any failure here exits with an error.")
+     << "\n\n";
+  if (unphysical.empty()) md << "All pass.\n\n";
+  for (const std::string& u : unphysical) md << "- **fails**: " << u << "\n";
+  if (!unphysical.empty()) md << "\n";
+  data["physics_failures"] = unphysical;
 }
 
 // Generated from the numbers above (BERT-large fp32).

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -281,6 +282,38 @@ std::vector<std::string> cells(const std::string& line) {
   return c;
 }
 
+// A planted bad fit: three latency-bound points (time 10 + 1e-4 x bytes us) against a
+// link-load bound of 2e-4 us per byte. At 1 MB the fit gives 110 us, below the bound's
+// 200 us; at 50 KB it gives 15 us, above 10 us. A fit through bandwidth-bound points
+// (slope 3e-4) passes everywhere.
+TEST(PhysicsCheck, FitBelowTheLinkLoadBoundIsFound) {
+  const LinearFit bad = fit_linear({{1e3, 10.1}, {2e3, 10.2}, {4e3, 10.4}});
+  ASSERT_TRUE(bad.ok);
+  EXPECT_EQ(fit_below_bound(bad, 2e-4, {5e4}), 0);
+  EXPECT_EQ(fit_below_bound(bad, 2e-4, {5e4, 1e6, 2e6}), 1e6);
+  const LinearFit good = fit_linear({{1e5, 31}, {2e5, 61}, {4e5, 121}});
+  EXPECT_EQ(fit_below_bound(good, 2e-4, {5e4, 1e6, 1.36e9}), 0);
+  EXPECT_EQ(fit_below_bound(good, 3.1e-4, {1.36e9}), 1.36e9);  // a bound above the slope always fires far out
+}
+
+// Outside quick mode a report with a failed physics check exits 3 (its page, written,
+// lists them); one machine at the quick sizes is latency-bound enough to have some.
+TEST(ReportPaper, FullModeFailsOnAPhysicsCheck) {
+  char tmpl[] = "/tmp/fm_report_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--meshes", "8x16", "--topologies", "mesh",
+                                  "--sizes", "32KiB,64KiB,128KiB", "--check-factor", "0", "--seeds", "20",
+                                  "--out", dir, "--jobs", "2"});
+  const nlohmann::json data = nlohmann::json::parse(slurp(dir + "/paper_data.json"));
+  ASSERT_FALSE(data["physics_failures"].empty()) << "the planted case no longer fails: pick latency-bound sizes";
+  EXPECT_EQ(c.exit_code, 3) << c.err;
+  EXPECT_NE(c.err.find("physics check"), std::string::npos) << c.err;
+  EXPECT_NE(slurp(dir + "/results.md").find("- **fails**: "), std::string::npos);
+  std::string cmd = "rm -rf '" + dir + "'";
+  (void)!std::system(cmd.c_str());
+}
+
 TEST(ReportPaper, BadInputExits2) {
   for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
            {"report"}, {"report", "novel"}, {"report", "paper", "--meshes", "10x16"},
@@ -402,7 +435,7 @@ TEST(ReportPaper, QuickEndToEnd) {
       EXPECT_EQ(j["live_chips"].get<int>(), w * h - dead) << line;
       pts[v[0] + "|" + v[1] + "|" + v[2]].push_back({j["bytes"].get<double>(), t});
     } else if (section.rfind("## Fits", 0) == 0) {
-      ASSERT_EQ(v.size(), 8u) << line;
+      ASSERT_EQ(v.size(), 10u) << line;
       ++fit_rows;
       const auto& p = pts[v[0] + "|" + v[1] + "|" + v[2]];
       ASSERT_EQ(p.size(), 3u) << line;
@@ -410,10 +443,17 @@ TEST(ReportPaper, QuickEndToEnd) {
       fits[v[0] + "|" + v[1] + "|" + v[2]] = f;
       expect_printed(v[3], f.a, 3, line);
       expect_printed(v[4], f.b * (1 << 20), 3, line);
-      EXPECT_EQ(v[5], "3") << line;
-      expect_printed(v[6], f.rms, 4, line);
-      EXPECT_EQ(v[7].substr(v[7].size() - 2), " %") << line;
-      expect_printed(v[7].substr(0, v[7].size() - 2), 100 * f.max_rel, 2, line);
+      EXPECT_EQ(v[6], "3") << line;
+      // The residuals, point by point in the runs' order, against the fit done here.
+      std::istringstream rs(v[7]);
+      std::string r;
+      for (const auto& [x, y] : p) {
+        ASSERT_TRUE(std::getline(rs, r, ',')) << line;
+        expect_printed(r.substr(r.find_first_not_of(' ')), y - (f.a + f.b * x), 4, line);
+      }
+      expect_printed(v[8], f.rms, 4, line);
+      EXPECT_EQ(v[9].substr(v[9].size() - 2), " %") << line;
+      expect_printed(v[9].substr(0, v[9].size() - 2), 100 * f.max_rel, 2, line);
     }
   }
   // 4 machines x 6 cases x 3 algorithms x 3 sizes (7 cases once --fail-at exists).
@@ -480,6 +520,23 @@ TEST(ReportPaper, QuickEndToEnd) {
     EXPECT_EQ(rc.begin()->second["stop_time_h"], rc.rbegin()->second["stop_time_h"]) << m;
     EXPECT_GT(rc.rbegin()->second["route_around_time_h"].get<double>(), rc.begin()->second["route_around_time_h"].get<double>()) << m;
   }
+  // Physics: a fit is listed as failing exactly when a + b x < bound x at some gradient
+  // size (recomputed here from the fits' JSON), and quick mode still exits 0.
+  const std::vector<double> grad_bytes = {25.6e6 * 4, 25.6e6 * 2, 340e6 * 4, 340e6 * 2};
+  std::set<std::string> below;
+  for (const auto& f : data["fits"]) {
+    const double a = f["a_us"].get<double>(), b = f["b_us_per_byte"].get<double>(), bound = f["bound_us_per_byte"].get<double>();
+    EXPECT_GT(bound, 0) << f;
+    EXPECT_EQ(f["residuals_us"].size(), 3u) << f;
+    for (double x : grad_bytes)
+      if (a + b * x < bound * x) below.insert(f["machine"].get<std::string>() + " " + f["case"].get<std::string>() + " " + f["algo"].get<std::string>());
+  }
+  std::set<std::string> listed;
+  for (const auto& u : data["physics_failures"]) {
+    const std::string t = u.get<std::string>();
+    if (t.find(": the fit gives") != std::string::npos) listed.insert(t.substr(0, t.find(':')));
+  }
+  EXPECT_EQ(listed, below);
   // The headline comes first and its numbers are the training table's board_centre rows;
   // the lost chips' share is 1 - 4 / chips (one board of 2x2).
   EXPECT_LT(md.find("## The answer"), md.find("## Set-up"));
