@@ -92,7 +92,7 @@ void Report::fit_series() {
     s.xy.push_back({(double)p.bytes, oc.j.value("time_us", 0.0)});
     // The link-load bound per byte of this point: the busiest link direction's data
     // flits plus one header per packet_words of them, one flit per cycle.
-    const double cycles = oc.j.value("cycles", 0.0), pw = oc.j["config"].value("packet-words", 32.0);
+    const double cycles = oc.j.value("cycles", 0.0), pw = oc.j.value("config", Json::object()).value("packet-words", 32.0);
     if (cycles > 0 && p.bytes > 0) {
       const double b = oc.j.value("max_link_words", 0.0) * (1 + 1 / pw) * (oc.j.value("time_us", 0.0) / cycles) / p.bytes;
       s.bound_us_per_byte = s.bound_us_per_byte > 0 ? std::min(s.bound_us_per_byte, b) : b;
