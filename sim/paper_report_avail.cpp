@@ -72,6 +72,8 @@ void Report::write_availability() {
   int cut_off = 0;  // jobs the cap stopped, over every Monte Carlo of the section
   std::string avail_note, event_note;
   std::vector<AvailCase> ctxs;  // what the sensitivity table needs per machine
+  // One hole-set memo per machine; reserved so that the `usable` closures kept in ctxs
+  // keep pointing at theirs.
   std::vector<std::map<std::vector<int>, bool>> memos;
   memos.reserve(machines.size());
   auto ci = [](const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); };
@@ -115,6 +117,7 @@ void Report::write_availability() {
     const double event_h = std::isfinite(event_ms) && event_ms > 0 ? event_ms / 3.6e6 : 0;
     if (std::isfinite(event_ms))
       event_note += "- " + m.name() + ": one interrupted ft2d allreduce costs " + fmt(event_ms, 4) + " ms.\n";
+    ctxs.push_back({&m, ap, nullptr, event_h});  // the assumptions; usable below
     ap.reconfig_h += event_h;
     AvailParams apb = ap;
     apb.rate = {1.0, std::min(1.0, r1b), std::min(1.0, r2b)};
@@ -138,7 +141,7 @@ void Report::write_availability() {
     const AvailSummary a = availability_monte_carlo(ap, AvailPolicy::StopAndRepair, o.seeds, 1);
     const AvailSummary b = availability_monte_carlo(ap, AvailPolicy::RouteAround, o.seeds, 1, usable);
     const AvailSummary bb = availability_monte_carlo(apb, AvailPolicy::RouteAround, o.seeds, 1, usable);
-    ctxs.push_back({&m, ap, usable, event_h});
+    ctxs.back().usable = usable;
     cut_off += a.unfinished + b.unfinished + bb.unfinished;
     md << "| " << m.name() << " | " << fmt(r1, 4) << " | " << fmt(r2, 4) << " | (a) stop-and-repair | "
        << ci(a.goodput, 4) << " | " << days(a.time_h) << " | " << ci(a.availability, 4) << " | " << ci(a.failures, 2)
@@ -202,7 +205,7 @@ void Report::write_sensitivity(const std::vector<AvailCase>& cs, int* cut_off) {
   for (const AvailCase& c : cs) {
     for (const Sweep& sw : sensitivity_sweeps()) {
       std::vector<double> vals = sw.values;
-      const double base = (c.ap.*sw.field - (sw.field == &AvailParams::reconfig_h ? c.event_h : 0)) / sw.scale;
+      const double base = c.ap.*sw.field / sw.scale;
       bool has_base = false;
       for (double v : vals) has_base |= std::fabs(v - base) <= 1e-9 * std::max(1.0, base);
       if (!has_base) vals.push_back(base);
@@ -210,7 +213,7 @@ void Report::write_sensitivity(const std::vector<AvailCase>& cs, int* cut_off) {
       for (double v : vals) {
         AvailParams p = c.ap;
         p.*sw.field = v * sw.scale;
-        if (sw.field == &AvailParams::reconfig_h) p.reconfig_h += c.event_h;  // the assumption moves, not the event
+        p.reconfig_h += c.event_h;  // the assumption moves, not the event
         const AvailSummary a = availability_monte_carlo(p, AvailPolicy::StopAndRepair, o.seeds, 1);
         const AvailSummary b = availability_monte_carlo(p, AvailPolicy::RouteAround, o.seeds, 1, c.usable);
         *cut_off += a.unfinished + b.unfinished;

@@ -202,7 +202,7 @@ struct Report {
   // and the test of whether a hole set leaves it usable.
   struct AvailCase {
     const Machine* m;
-    AvailParams ap;  // reconfig_h includes event_h
+    AvailParams ap;  // the assumptions (reconfig_h without event_h) and (b)'s rates
     HolesUsable usable;
     double event_h = 0;  // the interrupted allreduce's extra time, hours
   };
