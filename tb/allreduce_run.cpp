@@ -69,14 +69,26 @@ nlohmann::ordered_json view_json(const Config& cfg, Network& net, const LinkWind
   return j;
 }
 
+// The most transfers one chip sends in a schedule (the cycle guard's latency term).
+uint64_t most_sends(const coll::Schedule& s) {
+  std::vector<uint64_t> n(s.participant.size(), 0);
+  uint64_t most = 0;
+  for (const coll::Xfer& x : s.xfers) most = std::max(most, ++n[x.src]);
+  return most;
+}
+
 }  // namespace
 
-Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle compute_cycles) {
+Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, uint64_t sends_per_chip, Cycle compute_cycles) {
   const NetworkConfig& n = c.net;
   const double rtt = n.pipeline + n.link_latency + n.credit_latency + 1;
   const double slow = std::max({1.0, n.link_gbps / c.chip.hbm_gbps, n.link_gbps / c.chip.reduce_gbps,
                                 rtt / ((double)n.buf * n.vcs)});
-  const double per_run = 16.0 * slow * (double)flits_per_chip + 100000.0;
+  // Latency: a chain of dependent transfers pays a hop's pipeline and link latency (and a
+  // credit's return) per transfer; 4x the busiest chip's sends of round trips bounds it
+  // with room for detours, which matters once links are long (a ring of 1,000 steps at
+  // 500 cycles a hop is 500,000 cycles of latency alone).
+  const double per_run = 16.0 * slow * (double)flits_per_chip + 4.0 * (double)sends_per_chip * rtt + 100000.0;
   const double failures = (double)n.faults.timed.size();
   const double recovery = c.recovery.detect + c.recovery.max_drain + 10000.0;
   const double total = compute_cycles + (1 + failures) * per_run + failures * recovery;
@@ -234,7 +246,7 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
                                ? cfg.run.max_cycles
                                : allreduce_cycle_limit(cfg, (first_flits + first->schedule().participants() - 1) /
                                                                 std::max(1, first->schedule().participants()),
-                                                       compute_cycles);
+                                                       most_sends(first->schedule()), compute_cycles);
   r.max_cycles = max_cycles;
   while (ok && !host.finished()) {
     if (drv.done() >= max_cycles) {

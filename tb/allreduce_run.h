@@ -75,9 +75,10 @@ struct AllreduceResult {
 // (the first and one per failure): 16x the chip's own flits at the slowest of its link,
 // HBM and reduction rates (a run is never 16x slower than its busiest chip's injection,
 // docs/errors.md), scaled up when the credit loop cannot keep a link busy (buf*vcs below
-// the round trip), plus 100,000 cycles of latency; plus the compute time and each
-// failure's detection and drain.
-Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, Cycle compute_cycles);
+// the round trip), plus 4 credit round trips per transfer the busiest chip sends
+// (`sends_per_chip`: the latency of a chain of dependent transfers on long links), plus
+// 100,000 cycles; plus the compute time and each failure's detection and drain.
+Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, uint64_t sends_per_chip, Cycle compute_cycles);
 
 AllreduceResult run_allreduce(const Config& cfg, const RunOptions& opt = {});
 

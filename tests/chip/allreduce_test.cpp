@@ -181,3 +181,19 @@ TEST(Allreduce, ChainLinesAreExactAndFasterOnAMesh) {
 }
 
 }  // namespace
+
+// Long links: a snake ring on an 8x8 mesh is 126 dependent steps, each paying at least
+// the 1,000-cycle link latency, so it takes more than 126,000 cycles however few flits
+// it moves. The automatic cycle limit must leave room for that latency chain (it once
+// allowed only 100,000 cycles beyond the flit term, and such runs stopped at the limit).
+TEST(Allreduce, LongLinksFinishWithinTheAutomaticCycleLimit) {
+  Config c = ar_config(8, 8, Topology::Mesh, coll::Algo::Snake, 4096);
+  c.net.link_latency = c.net.credit_latency = 1000;
+  c.net.buf = 2008;  // covers the 2,004-cycle credit loop for one VC
+  const auto j = run(c);
+  ASSERT_TRUE(j.value("ok", false)) << j.value("message", std::string());
+  EXPECT_EQ(j.value("verified", nlohmann::json()), nlohmann::json(true));
+  const double steps = 2.0 * (64 - 1);
+  EXPECT_GE(j.value("cycles", 0.0), steps * c.net.link_latency);
+  EXPECT_LE(j.value("cycles", 0.0), j.value("max_cycles_limit", 0.0));
+}
