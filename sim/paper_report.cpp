@@ -9,7 +9,9 @@
 //  2. Fits: time_us = a + b * bytes per (machine, case, algorithm) over the sizes.
 //  3. Training: the fitted allreduce time of each gradient (ResNet-50, BERT-large; fp32,
 //     bf16), the step time = compute + (1 - overlap) * allreduce, slowdowns, throughput
-//     with the chips that are gone or idle.
+//     with the chips that are gone or idle; and the step with gradient buckets
+//     (sim/gradient_buckets.h) overlapping the backward pass, each bucket size class
+//     simulated (not in quick mode).
 //  4. Availability: the Monte Carlo of sim/availability.h on the largest machine, with
 //     the degraded speeds of step 3 (ft2d).
 //  5. OUT/results.md, OUT/img/*.png (+ svg, gp), OUT/paper_data.json (every number).
@@ -17,7 +19,8 @@
 // The steps are Report's stages (sim/paper_report_impl.h): the options in
 // paper_report_opts.cpp, the points in paper_report_points.cpp, the fits and the training
 // model in paper_report_fit.cpp, the page's sections in paper_report_page.cpp and the
-// availability section in paper_report_avail.cpp.
+// availability section in paper_report_avail.cpp, the bucket section in
+// paper_report_buckets.cpp.
 #include "sim/paper_report.h"
 
 #include <algorithm>
@@ -46,6 +49,8 @@ std::string size_str(uint64_t b) {
   if (b % (1 << 10) == 0) return std::to_string(b >> 10) + "KiB";
   return std::to_string(b);
 }
+
+std::string tag(bool simulated) { return simulated ? "sim" : "fit"; }
 
 const Machine& Report::biggest() const {
   return *std::max_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
@@ -78,16 +83,19 @@ int cmd_report(const std::vector<std::string>& args) {
   make_dirs(o.runs, "--runs");
   const auto t0 = Clock::now();
 
+  r.make_gradients();  // 0. The gradients (their buckets set sizes to simulate).
   r.plan_points();     // 1. The points.
   r.run_all_points();
   r.fit_series();      // 2. Series and fits.
-  r.make_gradients();  // 3. Gradients and training.
+                       // 3. Training (the page's tables).
   r.write_intro();  // the title, the headline (write_headline), the set-up
   r.write_assumptions();
   r.write_runs();
   r.write_fits();
   r.write_checks();
   r.write_training();
+  r.write_buckets();
+  r.write_latency();
   r.write_physics();
   r.write_observations();
   r.write_mid();

@@ -40,27 +40,17 @@ double fit_below_bound(const LinearFit& f, double bound_us_per_byte, const std::
 
 namespace paper_report {
 
-std::string skey(const Machine& m, const std::string& c, const std::string& a) {
-  return m.name() + "|" + c + "|" + a;
+std::string skey(const Machine& m, const std::string& c, const std::string& a, int lat) {
+  return m.name() + "|" + c + "|" + a + (lat ? "|lat" + std::to_string(lat) : "");
 }
 
-namespace {
-
-// A number for a gradient of `bytes`: simulated when that exact size was run, else fitted.
-struct Estimate {
-  bool ok = false;
-  bool simulated = false;
-  double us = 0;
-};
 Estimate estimate(const Series& s, double bytes) {
-  Estimate e;
-  for (const auto& [x, y] : s.xy)
-    if (x == bytes) return {true, true, y};
-  if (!s.fit.ok) return e;
+  for (const auto* pts : {&s.xy, &s.unfitted})
+    for (const auto& [x, y] : *pts)
+      if (x == bytes) return {true, true, y};
+  if (!s.fit.ok) return {};
   return {true, false, s.fit.at(bytes)};
 }
-
-}  // namespace
 
 // From the exact simulated size if there is one, else from the fit (Estimate).
 Train train(const Series& s, const Gradient& g, double overlap) {
@@ -82,8 +72,12 @@ double rel_throughput(const Train& t, const Train& ff, int chips) {
 }
 
 void Report::fit_series() {
-  for (const Point& p : all) {
-    Series& s = series[skey(p.m, p.c.id, p.algo)];
+  std::vector<const Point*> fitted;
+  for (const auto* v : {&all, &latpts})
+    for (const Point& p : *v) fitted.push_back(&p);
+  for (const Point* pp : fitted) {
+    const Point& p = *pp;
+    Series& s = series[skey(p.m, p.c.id, p.algo, p.lat)];
     const Outcome& oc = res[p.name];
     if (!oc.ok) {
       if (s.error.empty()) s.error = oc.error;
@@ -102,12 +96,17 @@ void Report::fit_series() {
   }
   for (auto& [k, s] : series)
     if (s.error.empty()) s.fit = fit_linear(s.xy);  // a series with a failed size is not fitted
+  for (const Point& p : bucketpts)  // a failed class run leaves its buckets to the fit
+    if (res[p.name].ok) series[skey(p.m, p.c.id, p.algo)].unfitted.push_back({(double)p.bytes, res[p.name].j.value("time_us", 0.0)});
 }
 
 void Report::make_gradients() {
-  grads = {
-      {"ResNet-50", "fp32", o.resnet_params, 4, o.resnet_ms}, {"ResNet-50", "bf16", o.resnet_params, 2, o.resnet_ms},
-      {"BERT-large", "fp32", o.bert_params, 4, o.bert_ms}, {"BERT-large", "bf16", o.bert_params, 2, o.bert_ms}};
+  const std::vector<Layer>* resnet = &resnet50_layers();
+  const std::vector<Layer>* bert = &bert_large_layers();
+  grads = {{"ResNet-50", "fp32", o.resnet_params, 4, o.resnet_ms, resnet},
+           {"ResNet-50", "bf16", o.resnet_params, 2, o.resnet_ms, resnet},
+           {"BERT-large", "fp32", o.bert_params, 4, o.bert_ms, bert},
+           {"BERT-large", "bf16", o.bert_params, 2, o.bert_ms, bert}};
 }
 
 }  // namespace paper_report

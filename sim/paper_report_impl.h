@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/availability.h"
+#include "sim/gradient_buckets.h"
 #include "sim/paper_report.h"
 
 namespace fm::paper_report {
@@ -49,6 +51,7 @@ struct Point {
   std::string algo;
   uint64_t bytes = 0;
   std::string name;  // file stem in the runs directory
+  int lat = 0;       // a latency-sensitivity run's link latency (0: the report's --link-latency)
 };
 
 // How a point's run ended.
@@ -65,6 +68,7 @@ struct Gradient {
   int elem = 4;
   double bytes() const { return params * elem; }
   double compute_ms = 0;
+  const std::vector<Layer>* layers = nullptr;  // its per-layer table (gradient buckets)
 };
 
 // The report's options (parse_opts).
@@ -77,6 +81,10 @@ struct Opts {
   std::vector<uint64_t> sizes;
   double resnet_params = 25.6e6, bert_params = 340e6;
   double resnet_ms = 16, bert_ms = 170, overlap = 0;
+  double bucket_mib = 25;   // gradient bucket cap, MiB (DDP's bucket_cap_mb)
+  bool bucket_runs = true;  // simulate every bucket class (default: not in quick mode)
+  int link_latency = 200;   // ICI link and credit latency, cycles (--link-latency)
+  std::vector<int> lat_sens = {1, 10, 100, 500};  // --latency-sensitivity (empty: off)
   double fail_at_frac = 0.5;
   int check_factor = 4;
   bool sizes_given = false;  // --sizes or --mesh-sizes override the mode's default sizes
@@ -95,6 +103,8 @@ struct Opts {
 
 // A number with `prec` decimals, "n/a" when not finite.
 std::string fmt(double v, int prec = 3);
+// How a number was obtained: "sim" (simulated at that size) or "fit".
+std::string tag(bool simulated);
 // Bytes as the report names them: 1MiB, 64KiB, else the plain number.
 std::string size_str(uint64_t b);
 
@@ -109,6 +119,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help);
 struct Series {  // one (machine, case, algorithm): its simulated sizes and their fit
   std::vector<std::pair<double, double>> xy;  // (bytes, time_us)
   LinearFit fit;
+  std::vector<std::pair<double, double>> unfitted;  // simulated, not in the fit: the bucket classes
   int participants = 0, live = 0;
   std::string error;  // the first failed point's reason
   // The lowest link-load bound per byte of its simulated points (us/byte; 0 unknown):
@@ -116,8 +127,24 @@ struct Series {  // one (machine, case, algorithm): its simulated sizes and thei
   double bound_us_per_byte = 0;
 };
 
-// The key of a series in Report::series: machine, case id and algorithm.
-std::string skey(const Machine& m, const std::string& c, const std::string& a);
+// The key of a series in Report::series: machine, case id and algorithm, and the link
+// latency of a latency-sensitivity series (0: the report's own).
+std::string skey(const Machine& m, const std::string& c, const std::string& a, int lat = 0);
+
+// The VC buffer depth the report's runs use at link latency `lat` (credit latency the
+// same): one VC's credit round trip (pipeline + link + credit + 1 cycles, as the
+// simulator's cycle guard counts it) rounded up to 8 flits, so one VC alone keeps a link
+// busy and a long link costs latency, not bandwidth.
+int buf_for_latency(int lat);
+
+// A number for `bytes` from a series: simulated when that exact size was run (fitted or
+// not), else from the fit; not ok when neither.
+struct Estimate {
+  bool ok = false;
+  bool simulated = false;
+  double us = 0;
+};
+Estimate estimate(const Series& s, double bytes);
 
 // Training numbers of one (machine, gradient, case, algorithm).
 struct Train {
@@ -146,6 +173,8 @@ struct Report {
   std::vector<Point> stat, midpts;                 // points without / with a mid-run failure
   std::vector<Point> all;                          // stat then midpts: the fitted points
   std::vector<Point> checks;                       // the extrapolation check (not fitted)
+  std::vector<Point> bucketpts;                    // the bucket classes' runs (not fitted)
+  std::vector<Point> latpts;                       // the latency-sensitivity runs (their own series)
   std::map<std::string, Outcome> res;              // per Point::name
   std::map<std::string, Series> series;            // per skey()
   std::vector<Gradient> grads;                     // ResNet-50 and BERT-large, fp32 and bf16
@@ -164,8 +193,13 @@ struct Report {
   void run_all_points();
   // 2. (fit.cpp) Groups the outcomes into series and fits each one without a failed run.
   void fit_series();
-  // 3. (fit.cpp) The gradients the training model uses, from the options.
+  // 0. (fit.cpp) The gradients the training model uses, from the options (before the
+  // points: their buckets set the bucket classes' sizes).
   void make_gradients();
+  // (buckets.cpp) A gradient's buckets at --bucket-mb, in allreduce order.
+  std::vector<Bucket> buckets_of(const Gradient& g) const;
+  // (buckets.cpp) The size classes every gradient's buckets are simulated at, ascending.
+  std::vector<uint64_t> bucket_classes() const;
   // (page.cpp) The page's title, the headline, the set-up, and the data's command, sizes and mode.
   void write_intro();
   // (page.cpp) The paper's question answered first: per machine and gradient, the
@@ -183,6 +217,25 @@ struct Report {
   void write_checks();
   // (page.cpp) Per machine, the training step of every gradient, case and algorithm.
   void write_training();
+  // (buckets.cpp) The step of gradient g with buckets on (m, case c, algorithm a); sim
+  // only when every bucket's class was simulated; not ok when a class has no number.
+  // A fitted class time below its link-load bound goes to `unphysical` (once per
+  // series and class: flagged_classes).
+  struct Bucketed {
+    bool ok = true, simulated = true;
+    BucketStep st;
+  };
+  Bucketed bucketed(const Machine& m, const std::string& c, const std::string& a, const Gradient& g);
+  std::set<std::string> flagged_classes;
+  // (buckets.cpp) The step with gradient buckets overlapping the backward pass, beside
+  // the no-overlap step, for the fault-free and centre-board cases; adds fitted bucket
+  // times below their link-load bound to `unphysical`.
+  void write_buckets();
+  // The machines of the latency sensitivity: all in a full report, the first of the
+  // largest in quick mode.
+  std::vector<const Machine*> latency_machines() const;
+  // (latency.cpp) The headline's rows at each link latency of --latency-sensitivity.
+  void write_latency();
   // (page.cpp) The physics checks' failures found by write_fits and write_training.
   void write_physics();
   // (page.cpp) Sentences generated from the BERT-large fp32 numbers.

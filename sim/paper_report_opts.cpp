@@ -36,7 +36,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   po::options_description d("report paper");
   const AvailParams ad;
   d.add_options()
-    ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 1-2 minutes")
+    ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 5 minutes on 2 cores")
     ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
     ("runs", po::value<std::string>(), "directory for the runs' JSON (default OUT/runs); reruns resume from it")
     ("jobs", po::value<int>(), "simulations at once, 1..64 (default: CPU cores)")
@@ -50,7 +50,11 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("resnet-compute-ms", po::value<double>()->default_value(16, "16"), "ResNet-50 compute per step per chip, ms (docs/results.md: assumptions)")
     ("bert-compute-ms", po::value<double>()->default_value(170, "170"), "BERT-large compute per step per chip, ms")
     ("overlap", po::value<double>()->default_value(0, "0"), "fraction of the allreduce hidden behind compute, 0..1")
-    ("fail-at-fraction", po::value<double>()->default_value(0.5, "0.5"), "mid-allreduce case: the board fails at this fraction of the fault-free time, (0,1)")
+    ("bucket-mb", po::value<double>()->default_value(25, "25"), "gradient bucket cap, MiB (as PyTorch DDP's bucket_cap_mb), (0, 4096]: the buckets' allreduces overlap the backward pass")
+    ("bucket-runs", po::value<std::string>(), "on | off: simulate every bucket size class on the fault-free and centre-board cases (default on; quick off: the buckets' times then come from the fits)")
+    ("link-latency", po::value<int>()->default_value(200), "ICI link and credit latency per hop, cycles of 0.64 ns, 1..1000 (200 = 128 ns: FEC, SerDes and 2 m of cable; docs/results.md assumptions); each run's VC buffers cover its credit round trip")
+    ("latency-sensitivity", po::value<std::string>(), "link latencies (cycles, comma-separated, 1..1000) at which the headline's series are also simulated, or off (default 1,10,100,500; quick: on the largest machine only)")
+        ("fail-at-fraction", po::value<double>()->default_value(0.5, "0.5"), "mid-allreduce case: the board fails at this fraction of the fault-free time, (0,1)")
     ("mtbf-h", po::value<double>()->default_value(ad.mtbf_h, "8760"), "mean time between failures of one board (4 chips + host), hours")
     ("spare-slice-h", po::value<double>(), "(a) move the job to a healthy spare slice after a failure, hours (default: no spare slice, as for a job on a whole pod: it waits for the repair)")
     ("restart-h", po::value<double>()->default_value(ad.restart_h, "0.25"), "restart from a checkpoint, hours")
@@ -153,6 +157,39 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   o.bert_ms = nonneg("bert-compute-ms");
   o.overlap = vm["overlap"].as<double>();
   if (!(o.overlap >= 0 && o.overlap <= 1)) throw UsageError("--overlap: allowed 0..1");
+  o.bucket_mib = vm["bucket-mb"].as<double>();
+  if (!(o.bucket_mib > 0 && o.bucket_mib <= 4096)) throw UsageError("--bucket-mb: allowed (0, 4096] MiB");
+  o.bucket_runs = !o.quick;
+  if (vm.count("bucket-runs")) {
+    const std::string v = vm["bucket-runs"].as<std::string>();
+    if (v != "on" && v != "off") throw UsageError("--bucket-runs " + v + ": allowed on | off");
+    o.bucket_runs = v == "on";
+  }
+  o.link_latency = vm["link-latency"].as<int>();
+  if (o.link_latency < 1 || o.link_latency > 1000)
+    throw UsageError("--link-latency " + std::to_string(o.link_latency) + ": allowed 1..1000 cycles");
+  if (vm.count("latency-sensitivity")) {
+    const std::string v = vm["latency-sensitivity"].as<std::string>();
+    o.lat_sens.clear();
+    if (v != "off") {
+      std::stringstream in(v);
+      std::string item;
+      while (std::getline(in, item, ',')) {
+        int l = 0;
+        size_t used = 0;
+        try {
+          l = std::stoi(item, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != item.size() || l < 1 || l > 1000)
+          throw UsageError("--latency-sensitivity " + v + ": '" + item + "' is not a latency; allowed off or cycles 1..1000, comma-separated");
+        if (std::find(o.lat_sens.begin(), o.lat_sens.end(), l) == o.lat_sens.end()) o.lat_sens.push_back(l);
+      }
+      if (o.lat_sens.empty()) throw UsageError("--latency-sensitivity: allowed off or cycles 1..1000, comma-separated");
+      std::sort(o.lat_sens.begin(), o.lat_sens.end());
+    }
+  }
   o.fail_at_frac = vm["fail-at-fraction"].as<double>();
   if (!(o.fail_at_frac > 0 && o.fail_at_frac < 1)) throw UsageError("--fail-at-fraction: allowed (0, 1)");
   o.avail.mtbf_h = pos("mtbf-h");

@@ -7,18 +7,12 @@
 #include <iostream>
 #include <sstream>
 
+#include "models/config.h"
 #include "sim/cli.h"
 #include "sim/paper_report_impl.h"
 #include "sim/plot.h"
 
 namespace fm::paper_report {
-
-namespace {
-
-// How a table's number was obtained: simulated at that size, or from the fit.
-std::string tag(bool simulated) { return simulated ? "sim" : "fit"; }
-
-}  // namespace
 
 void Report::write_intro() {
   data["command"] = o.argv;
@@ -36,7 +30,10 @@ void Report::write_intro() {
      << "- Machines: ";
   for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo << " (" << machines[i].chips() << " chips)";
   md << ". TPU-v3-like defaults of `faultmesh allreduce` (100 GB/s per link direction, 64-byte flits, "
-     << "4 VCs, 4 local lanes, chunk auto = bytes/256 within 4..64 KiB; docs/chip.md, docs/router-microarchitecture.md); boards of 2x2 chips.\n"
+     << "4 VCs, 4 local lanes, chunk auto = bytes/256 within 4..64 KiB; docs/chip.md, docs/router-microarchitecture.md), "
+     << "except the links: " << o.link_latency << " cycles (" << fmt(o.link_latency * NetworkConfig().cycle_ns(), 1)
+     << " ns) per hop for flits and credits (`--link-latency`, see the assumptions) and " << buf_for_latency(o.link_latency)
+     << "-flit VC buffers, one VC's credit round trip; boards of 2x2 chips.\n"
      << "- Simulated sizes per chip: ";
   for (const auto& [w, h] : o.meshes) {
     const std::string mesh = std::to_string(w) + "x" + std::to_string(h);
@@ -66,9 +63,12 @@ void Report::write_headline() {
      << "Relative to the fault-free machine running ft2d: the change in training throughput (samples per second, "
      << "per-chip batch fixed) when the centre board has failed, with ft2d and with the two baselines, and how much "
      << "of ft2d's change is the four lost chips alone (their share of the machine); the rest is the slower step. "
-     << "Each allreduce behind a number is marked sim or fit (the training table below has the same rows).\n\n"
-     << "| machine | gradient | throughput ft2d | of which lost chips | shrink | snake | step time ft2d | source ft2d / shrink / snake |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
+     << "Each allreduce behind a number is marked sim or fit (the training table below has the same rows). These "
+     << "assume no overlap of the allreduce with the backward pass; the last column is ft2d's throughput when the "
+     << "gradient is allreduced in buckets during the backward pass, as frameworks do (\"Overlap with gradient "
+     << "buckets\" below, same rows).\n\n"
+     << "| machine | gradient | throughput ft2d | of which lost chips | shrink | snake | step time ft2d | source ft2d / shrink / snake | throughput ft2d with buckets |\n"
+     << "|---|---|---|---|---|---|---|---|---|\n";
   Json jh = Json::array();
   std::string words;  // in words, for the largest machines and the fp32 gradients
   auto pct = [](double r) { return (r >= 1 ? "+" : "") + fmt(100 * (r - 1), 2) + " %"; };
@@ -90,7 +90,12 @@ void Report::write_headline() {
          << " | " << (std::isfinite(thr[1]) ? pct(thr[1]) : "n/a") << " | " << (std::isfinite(thr[2]) ? pct(thr[2]) : "n/a")
          << " | " << (t[0].ok && ff.ok ? pct(t[0].step_ms / ff.step_ms) : "n/a") << " | ";
       for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? tag(t[i].simulated) : "n/a");
-      md << " |\n";
+      // The same figure with buckets: the bucket section's row (write_buckets).
+      const Bucketed bf = bucketed(m, "faultfree", "ft2d", g), bc = bucketed(m, "board_centre", "ft2d", g);
+      const bool bok = bf.ok && bc.ok && t[0].ok;
+      const double bthr = bok ? (double)t[0].workers / m.chips() * (bf.st.step_ms / bc.st.step_ms) : NAN;
+      md << " | " << (bok ? pct(bthr) + " (" + tag(bf.simulated && bc.simulated) + ")" : "n/a") << " |\n";
+      if (bok) j["ft2d_buckets"] = {{"throughput", bthr}, {"source", tag(bf.simulated && bc.simulated)}};
       for (int i = 0; i < 3; ++i)
         if (std::isfinite(thr[i])) j[kAlgos[i]] = {{"throughput", thr[i]}, {"source", tag(t[i].simulated)}};
       if (std::isfinite(lost)) j["ft2d_lost_chips"] = lost;
@@ -100,7 +105,11 @@ void Report::write_headline() {
         words += "- " + m.mesh() + " " + m.topo + ", " + g.model + " fp32: one failed board costs " + cost(0, t, thr) +
                  " of the training throughput with ft2d, of which " + fmt(100 * (1 - lost), 1) +
                  " % is the lost chips" + (std::isfinite(thr[1]) ? "; " + cost(1, t, thr) + " with shrink" : "") +
-                 (std::isfinite(thr[2]) ? ", " + cost(2, t, thr) + " with snake" : "") + ".\n";
+                 (std::isfinite(thr[2]) ? ", " + cost(2, t, thr) + " with snake" : "") +
+                 (bok ? "; with gradient buckets overlapping the backward pass, ft2d loses " + fmt(100 * (1 - bthr), 1) +
+                            " % (" + tag(bf.simulated && bc.simulated) + ")"
+                      : "") +
+                 ".\n";
     }
   }
   data["headline"] = jh;
@@ -122,6 +131,22 @@ void Report::write_assumptions() {
      << "| overlap of allreduce with compute | " << fmt(o.overlap, 2) << " | `--overlap` | "
      << "exposed allreduce = (1 - overlap) x allreduce time. 0 (none) is the conservative default: the whole "
      << "allreduce follows the backward pass; real frameworks overlap part of it with the backward pass. |\n"
+     << "| gradient bucket cap | " << fmt(o.bucket_mib, 2) << " MiB | `--bucket-mb` | PyTorch DDP's default "
+     << "bucket_cap_mb (25 MiB; its smaller first bucket is not modelled); used by \"Overlap with gradient buckets\" only. |\n"
+     << "| forward : backward compute | 1 : 2 | - | the backward pass computes the gradients of both the activations "
+     << "and the weights, twice the forward multiply-adds; per layer in proportion to its MACs (sim/data/). |\n"
+     << "| per-layer gradients | sim/data/*.csv | - | derived from the architectures by sim/data/make_layers.py: "
+     << "torchvision ResNet-50 v1.5 (25,557,032 parameters, 4.09 G MACs per 224x224 image) and bert-large-uncased "
+     << "(335,141,888 parameters, sequence 512), each scaled to `--resnet-params` / `--bert-params`. |\n"
+     << "| ICI link latency per hop | " << o.link_latency << " cycles = " << fmt(o.link_latency * NetworkConfig().cycle_ns(), 1)
+     << " ns | `--link-latency` | a TPU-v3-class link is a SerDes lane with Reed-Solomon FEC: RS(544,514) encoding "
+     << "and decoding take ~100 ns (Sella, Moore and Zilberman, \"FEC Killed the Cut-Through Switch\", 2018; "
+     << "transceiver data sheets give 100-120 ns), the PAM4 SerDes ~10 ns per end, and 2 m of cable between boards "
+     << "~10 ns (5 ns/m): ~130 ns, i.e. ~200 cycles of 0.64 ns. TPU v3's own figure is not published. Credits "
+     << "return over the same link. The section \"Link latency sensitivity\" shows 1 to 500 cycles. |\n"
+     << "| VC buffer depth | " << buf_for_latency(o.link_latency) << " flits | - | one VC's credit round trip "
+     << "(pipeline + link + credit + 1 cycles) rounded up to 8, so one VC alone keeps a link busy; real routers "
+     << "size their buffers for the longest link in the same way. |\n"
      << "| per-chip batch when chips are lost | fixed | - | weak scaling: the compute time per step does not "
      << "change, the step processes fewer samples (throughput = working chips / step time). |\n"
      << "| board MTBF | " << fmt(o.avail.mtbf_h, 0) << " h | `--mtbf-h` | Meta's Llama 3 report (2024) counts "

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "models/config.h"
 #include "sim/paper_report_impl.h"
 #include "sim/subprocess.h"
 #include "sim/util/job_pool.h"
@@ -52,16 +53,25 @@ std::string last_line(const std::string& path) {
   return last;
 }
 
+// A point's link (and credit) latency: its own in the sensitivity, else the report's.
+int run_lat(const Point& p, const Opts& o) { return p.lat ? p.lat : o.link_latency; }
+// A point's VC buffer depth: its own link latency's, but never less than the report's
+// runs have, so a sensitivity run at a shorter link changes the latency alone.
+int run_buf(const Point& p, const Opts& o) { return buf_for_latency(std::max(p.lat, o.link_latency)); }
+
 // The allreduce arguments of a point (the mid case's failure cycle comes from the
 // fault-free run of the same machine, algorithm and size: `ff_cycles`).
 std::vector<std::string> point_args(const Point& p, const std::string& json, uint64_t ff_cycles,
-                                    double frac) {
+                                    const Opts& o) {
+  const int lat = run_lat(p, o);
   std::vector<std::string> a = {"allreduce", "--mesh", p.m.mesh(), "--topology", p.m.topo,
                                 "--algo", p.algo, "--bytes", std::to_string(p.bytes),
+                                "--link-latency", std::to_string(lat), "--credit-latency", std::to_string(lat),
+                                "--buf", std::to_string(run_buf(p, o)),
                                 "--verify", "off", "--json", json, "-q"};
   a.insert(a.end(), p.c.args.begin(), p.c.args.end());
   if (p.c.mid) {
-    const uint64_t at = std::max<uint64_t>(1, (uint64_t)std::llround(frac * (double)ff_cycles));
+    const uint64_t at = std::max<uint64_t>(1, (uint64_t)std::llround(o.fail_at_frac * (double)ff_cycles));
     a.push_back("--fail-at");
     a.push_back(std::to_string(at) + ":board:" + bstr(p.c.mid_bx, p.c.mid_by));
     a.push_back("--restart-algo");  // each algorithm recovers with itself
@@ -78,7 +88,12 @@ void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::stri
   for (const Point& p : pts) {
     const std::string f = o.runs + "/" + p.name + ".json";
     const Json j = read_json(f);
-    if (j.is_object() && j.value("ok", false)) {
+    // Done when it completed with this report's link set-up (a runs directory from a
+    // report with another --link-latency is run again, not reused).
+    const int lat = run_lat(p, o);
+    const Json cfg = j.is_object() ? j.value("config", Json::object()) : Json::object();
+    if (j.is_object() && j.value("ok", false) && cfg.value("link-latency", 0) == lat &&
+        cfg.value("credit-latency", 0) == lat && cfg.value("buf", 0) == run_buf(p, o)) {
       (*out)[p.name] = {true, j, ""};
     } else {
       todo.push_back(&p);
@@ -117,7 +132,7 @@ void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::stri
           ffc = it->second;
         }
         std::vector<std::string> argv = {exe};
-        for (const std::string& a : point_args(*p, f + ".json", ffc, o.fail_at_frac)) argv.push_back(a);
+        for (const std::string& a : point_args(*p, f + ".json", ffc, o)) argv.push_back(a);
         std::remove((f + ".err").c_str());
         std::remove((f + ".out").c_str());
         try {
@@ -143,6 +158,18 @@ bool fail_at_available() {
 
 }  // namespace
 
+int buf_for_latency(int lat) {
+  const int rtt = NetworkConfig().pipeline + 2 * lat + 1;
+  return std::max(NetworkConfig().buf, (rtt + 7) / 8 * 8);
+}
+
+std::vector<const Machine*> Report::latency_machines() const {
+  std::vector<const Machine*> v;
+  for (const Machine& m : machines)
+    if (!o.quick || &m == &biggest()) v.push_back(&m);
+  return v;
+}
+
 void Report::plan_points() {
   mid = fail_at_available();
   for (const auto& [w, h] : o.meshes)
@@ -156,6 +183,29 @@ void Report::plan_points() {
           (c.mid ? midpts : stat).push_back(p);
         }
   }
+  // The headline's series (fault-free ft2d, centre board with each algorithm) at each
+  // other link latency of the sensitivity, at the fitted sizes.
+  for (const Machine* m : latency_machines())
+    for (int lat : o.lat_sens) {
+      if (lat == o.link_latency) continue;  // the report's own runs
+      for (const Case& c : cases[m->name()])
+        for (const char* a : kAlgos)
+          if ((c.id == "faultfree" && std::string(a) == "ft2d") || c.id == "board_centre")
+            for (uint64_t b : o.sizes_of(m->mesh()))
+              latpts.push_back({*m, c, a, b, m->name() + "_" + c.id + "_" + a + "_" + size_str(b) + "_lat" + std::to_string(lat), lat});
+    }
+  // The bucket classes, on the cases the bucket section shows, unless a fitted size is one.
+  if (o.bucket_runs)
+    for (const Machine& m : machines)
+      for (const char* c : {"faultfree", "board_centre"})
+        for (const char* a : kAlgos)
+          for (uint64_t b : bucket_classes()) {
+            const auto& fitted = o.sizes_of(m.mesh());
+            if (std::find(fitted.begin(), fitted.end(), b) != fitted.end()) continue;
+            const Case& cs = *std::find_if(cases[m.name()].begin(), cases[m.name()].end(),
+                                           [&](const Case& x) { return x.id == c; });
+            bucketpts.push_back({m, cs, a, b, m.name() + "_" + c + "_" + a + "_" + size_str(b)});
+          }
 }
 
 void Report::run_all_points() {
@@ -169,6 +219,8 @@ void Report::run_all_points() {
   }
   all = stat;
   all.insert(all.end(), midpts.begin(), midpts.end());
+  if (!bucketpts.empty()) run_points(o, bucketpts, &res, {});
+  if (!latpts.empty()) run_points(o, latpts, &res, {});
   // Extrapolation check: bigger runs on the smallest machine (per topology), not fitted.
   if (o.check_factor) {
     const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {

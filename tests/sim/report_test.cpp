@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/availability.h"
+#include "sim/gradient_buckets.h"
 #include "sim/paper_report.h"
 #include "sim/subprocess.h"
 
@@ -286,6 +287,108 @@ std::vector<std::string> cells(const std::string& line) {
 // link-load bound of 2e-4 us per byte. At 1 MB the fit gives 110 us, below the bound's
 // 200 us; at 50 KB it gives 15 us, above 10 us. A fit through bandwidth-bound points
 // (slope 3e-4) passes everywhere.
+// The shipped per-layer tables against the architectures' published totals: torchvision
+// lists ResNet-50 (v1.5) at 25,557,032 parameters and 4.09 GFLOPs (multiply-adds) per
+// 224x224 image; Hugging Face's bert-large-uncased has 335,141,888 parameters.
+TEST(GradientBuckets, TablesMatchThePublishedTotals) {
+  auto totals = [](const std::vector<Layer>& l) {
+    uint64_t p = 0, m = 0;
+    for (const Layer& x : l) p += x.params, m += x.macs;
+    return std::make_pair(p, m);
+  };
+  const auto [rp, rm] = totals(resnet50_layers());
+  EXPECT_EQ(rp, 25557032u);
+  EXPECT_NEAR((double)rm, 4.09e9, 0.01e9);
+  EXPECT_EQ(resnet50_layers().front().name, "conv1");
+  EXPECT_EQ(resnet50_layers().back().name, "fc");
+  EXPECT_EQ(resnet50_layers().back().params, 2049000u);  // 2048 x 1000 + 1000
+  const auto [bp, bm] = totals(bert_large_layers());
+  EXPECT_EQ(bp, 335141888u);
+  // Per token, 24 layers of 12.58 M dense and 2 x 512 x 1024 attention MACs, 512 tokens
+  // (the embeddings are lookups; the pooler adds 1 M once per sequence).
+  EXPECT_NEAR((double)bm, 24.0 * (12582912 + 2 * 512 * 1024) * 512, 0.01e9);
+  EXPECT_EQ(bert_large_layers().front().params, 30522u * 1024);  // the word embeddings come first
+}
+
+TEST(GradientBuckets, BadTablesAreRejected) {
+  EXPECT_EQ(parse_layers("# c\nlayer,params,macs\na,1,2\n\nb,3,0\n", "t").size(), 2u);
+  for (const char* bad : {"a,1,2\n", "layer,params,macs\na,1\n", "layer,params,macs\na,1,2,3\n",
+                          "layer,params,macs\na,-1,2\n", "layer,params,macs\na,x,2\n", "layer,params,macs\n,1,2\n",
+                          "layer,params,macs\na,0,5\n", "layer,params,macs\na,5,0\n", ""}) {
+    try {
+      parse_layers(bad, "t.csv");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("t.csv"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Size classes: bytes rounded up to m x 2^e, m in 8..15, at least 4 KiB; worked values
+// and the bound on the rounding over sizes up to 4 GiB.
+TEST(GradientBuckets, ClassRoundsUpByAtMostAnEighth) {
+  EXPECT_EQ(bucket_class(1), 4096u);
+  EXPECT_EQ(bucket_class(4096), 4096u);
+  EXPECT_EQ(bucket_class(4097), 9u * 512);
+  EXPECT_EQ(bucket_class(25u << 20), 13u << 21);  // 25 MiB = 12.5 x 2^21: up to 26 MiB
+  EXPECT_EQ(bucket_class(13u << 21), 13u << 21);
+  EXPECT_EQ(bucket_class((13u << 21) + 1), 14u << 21);
+  EXPECT_EQ(bucket_class(15u << 20), 15u << 20);
+  EXPECT_EQ(bucket_class((15u << 20) + 1), 8u << 21);
+  uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t b = 4097 + (x >> 32);  // up to 4 GiB
+    const uint64_t c = bucket_class(b);
+    ASSERT_GE(c, b);
+    ASSERT_LE((double)c, 1.125 * (double)b) << b;
+    uint64_t m = c;
+    while (m >= 16) {
+      ASSERT_EQ(m % 2, 0u) << c;
+      m /= 2;
+    }
+    ASSERT_GE(m, 8u) << c;
+    ASSERT_EQ(c % 512, 0u) << c;
+  }
+}
+
+// Three rows worked by hand: 1,000,000 parameters of 4 bytes in rows of 10 %, 30 % and
+// 60 % (bytes 400,000, 1,200,000 and 2,400,000; MACs in the same shares); 30 ms of
+// compute: forward to 10 ms, then the backward pass (20 ms) readies C at 10 + 20 x 0.6 =
+// 22, B at 28, A at 30.
+TEST(GradientBuckets, HandWorkedPackingAndTimeline) {
+  const std::vector<Layer> l = {{"A", 100, 10}, {"B", 300, 30}, {"C", 600, 60}};
+  const std::vector<Bucket> one = make_buckets(l, 1e6, 4, 30, 1000000);  // every row fills a bucket
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[0].first, 2);
+  EXPECT_EQ(one[0].bytes, 2400000u);
+  EXPECT_DOUBLE_EQ(one[0].ready_ms, 22);
+  EXPECT_EQ(one[1].bytes, 1200000u);
+  EXPECT_DOUBLE_EQ(one[1].ready_ms, 28);
+  EXPECT_EQ(one[2].bytes, 400000u);
+  EXPECT_DOUBLE_EQ(one[2].ready_ms, 30);
+  const std::vector<Bucket> two = make_buckets(l, 1e6, 4, 30, 3000000);  // C + B reach the cap together
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].first, 1);
+  EXPECT_EQ(two[0].last, 2);
+  EXPECT_EQ(two[0].bytes, 3600000u);
+  EXPECT_DOUBLE_EQ(two[0].ready_ms, 28);
+  EXPECT_EQ(two[1].bytes, 400000u);
+  // 1 ms per MB at the classes: 2,400,000 -> 10 x 2^18 = 2,621,440; 1,200,000 -> 10 x 2^17;
+  // 400,000 -> 13 x 2^15 = 425,984. C runs 22-24.62, B 28-29.31, A 30-30.43.
+  const auto ms = [](uint64_t b) { return (double)b / 1e6; };
+  const BucketStep s = bucket_step(one, 30, ms);
+  EXPECT_NEAR(s.step_ms, 30.425984, 1e-9);
+  EXPECT_NEAR(s.exposed_ms, 0.425984, 1e-9);
+  EXPECT_NEAR(s.comm_ms, 2.62144 + 1.31072 + 0.425984, 1e-9);
+  // Slow allreduces queue behind each other: 10 ms per MB.
+  const BucketStep q = bucket_step(one, 30, [](uint64_t b) { return (double)b / 1e5; });
+  EXPECT_NEAR(q.step_ms, 22 + 26.2144 + 13.1072 + 4.25984, 1e-9);
+  // No bucket can start before the compute that fills it; one bucket = no overlap at all.
+  const BucketStep all = bucket_step(make_buckets(l, 1e6, 4, 30, 1ULL << 40), 30, ms);
+  EXPECT_NEAR(all.step_ms, 30 + ms(bucket_class(4000000)), 1e-9);
+}
+
 TEST(PhysicsCheck, FitBelowTheLinkLoadBoundIsFound) {
   const LinearFit bad = fit_linear({{1e3, 10.1}, {2e3, 10.2}, {4e3, 10.4}});
   ASSERT_TRUE(bad.ok);
@@ -303,13 +406,87 @@ TEST(ReportPaper, FullModeFailsOnAPhysicsCheck) {
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
   const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--meshes", "8x16", "--topologies", "mesh",
-                                  "--sizes", "32KiB,64KiB,128KiB", "--check-factor", "0", "--seeds", "20",
+                                  "--sizes", "32KiB,64KiB,128KiB", "--check-factor", "0", "--seeds", "20", "--bucket-runs", "off",
+                                  "--latency-sensitivity", "off",
                                   "--out", dir, "--jobs", "2"});
   const nlohmann::json data = nlohmann::json::parse(slurp(dir + "/paper_data.json"));
   ASSERT_FALSE(data["physics_failures"].empty()) << "the planted case no longer fails: pick latency-bound sizes";
   EXPECT_EQ(c.exit_code, 3) << c.err;
   EXPECT_NE(c.err.find("physics check"), std::string::npos) << c.err;
   EXPECT_NE(slurp(dir + "/results.md").find("- **fails**: "), std::string::npos);
+  std::string cmd = "rm -rf '" + dir + "'";
+  (void)!std::system(cmd.c_str());
+}
+
+// The bucket section with every size class simulated (small gradients and a small cap on
+// one quick machine, 1-cycle links to keep it quick: nothing checked here depends on
+// them): every row is marked sim, every class has its run, the buckets add
+// up to the gradient, and each row's step is recomputed here from the buckets' ready times
+// and the run JSONs' times (each bucket starts when ready and after the previous one).
+TEST(ReportPaper, BucketRunsEndToEnd) {
+  char tmpl[] = "/tmp/fm_report_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--quick", "--meshes", "8x16", "--topologies",
+                                  "torus", "--bucket-runs", "on", "--resnet-params", "3e5", "--bert-params", "1e6",
+                                  "--bucket-mb", "0.5", "--check-factor", "0", "--seeds", "20", "--latency-sensitivity", "off",
+                                  "--link-latency", "1", "--out", dir,
+                                  "--jobs", "2"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const nlohmann::json data = nlohmann::json::parse(slurp(dir + "/paper_data.json"));
+  const nlohmann::json& b = data["buckets"];
+  EXPECT_EQ(b["cap_bytes"], 1u << 19);
+  // A run's file stem as the report names its points.
+  auto size_name = [](uint64_t x) {
+    return x % (1 << 20) == 0 ? std::to_string(x >> 20) + "MiB"
+                              : x % 1024 == 0 ? std::to_string(x >> 10) + "KiB" : std::to_string(x);
+  };
+  auto run_us = [&](const std::string& cs, const std::string& algo, uint64_t bytes) {
+    const auto j = nlohmann::json::parse(slurp(dir + "/runs/8x16_torus_" + cs + "_" + algo + "_" + size_name(bytes) + ".json"));
+    EXPECT_EQ(j["bytes"], bytes);
+    return j["time_us"].get<double>();
+  };
+  ASSERT_EQ(b["gradients"].size(), 4u);
+  std::map<std::string, nlohmann::json> grads;
+  for (const auto& g : b["gradients"]) {
+    const std::string key = g["model"].get<std::string>() + " " + g["dtype"].get<std::string>();
+    const double params = key.rfind("ResNet", 0) == 0 ? 3e5 : 1e6;
+    const double compute = key.rfind("ResNet", 0) == 0 ? 16 : 170;  // the compute-ms defaults
+    uint64_t sum = 0;
+    double ready = 0;
+    for (const auto& k : g["buckets"]) {
+      sum += k["bytes"].get<uint64_t>();
+      EXPECT_GE(k["class_bytes"].get<uint64_t>(), k["bytes"].get<uint64_t>()) << k;
+      EXPECT_GE(k["ready_ms"].get<double>(), ready) << k;  // the backward pass readies them in order
+      ready = k["ready_ms"].get<double>();
+    }
+    EXPECT_EQ(sum, (uint64_t)(params * (key.find("fp32") != std::string::npos ? 4 : 2))) << key;
+    EXPECT_NEAR(ready, compute, 1e-9) << key;  // the first layer's gradient is the last one ready
+    EXPECT_GT(g["buckets"].size(), 1u) << key;
+    grads[key] = g;
+    grads[key]["compute"] = compute;
+  }
+  ASSERT_EQ(b["rows"].size(), 4u * 2 * 3);
+  for (const auto& r : b["rows"]) {
+    EXPECT_EQ(r["source"], "sim") << r;
+    const nlohmann::json& g = grads[r["model"].get<std::string>() + " " + r["dtype"].get<std::string>()];
+    double end = 0, comm = 0;
+    for (const auto& k : g["buckets"]) {
+      const double t = run_us(r["case"], r["algo"], k["class_bytes"].get<uint64_t>()) / 1000;
+      end = std::max(end, k["ready_ms"].get<double>()) + t;
+      comm += t;
+    }
+    const double step = std::max(end, g["compute"].get<double>());
+    EXPECT_NEAR(r["step_ms"].get<double>(), step, 1e-9 * step) << r;
+    EXPECT_NEAR(r["comm_ms"].get<double>(), comm, 1e-9 * comm) << r;
+    EXPECT_NEAR(r["exposed_ms"].get<double>(), step - g["compute"].get<double>(), 1e-9 * step) << r;
+    if (r["case"] == "faultfree" && r["algo"] == "ft2d") {
+      EXPECT_DOUBLE_EQ(r["throughput"].get<double>(), 1.0);
+    }
+    if (r["case"] == "board_centre") {
+      EXPECT_LT(r["throughput"].get<double>(), 1.0) << r;  // 4 of 128 chips are gone
+    }
+  }
   std::string cmd = "rm -rf '" + dir + "'";
   (void)!std::system(cmd.c_str());
 }
@@ -321,7 +498,11 @@ TEST(ReportPaper, BadInputExits2) {
            {"report", "paper", "--max-holes", "3"}, {"report", "paper", "--topologies", "ring"},
            {"report", "paper", "--jobs", "0"}, {"report", "paper", "--bogus"},
            {"report", "paper", "--mesh-sizes", "12x12=1MiB,2MiB"}, {"report", "paper", "--check-factor", "1"},
-           {"report", "paper", "--sizes", "100,200"}, {"report", "paper", "--avail-model", "gpt"}}) {
+           {"report", "paper", "--sizes", "100,200"}, {"report", "paper", "--avail-model", "gpt"},
+           {"report", "paper", "--bucket-mb", "0"}, {"report", "paper", "--bucket-mb", "5000"},
+           {"report", "paper", "--bucket-runs", "maybe"}, {"report", "paper", "--link-latency", "0"},
+           {"report", "paper", "--link-latency", "1001"}, {"report", "paper", "--latency-sensitivity", "1,x"},
+           {"report", "paper", "--latency-sensitivity", "0"}, {"report", "paper", "--latency-sensitivity", ","}}) {
     std::vector<std::string> argv = {FAULTMESH_BIN};
     argv.insert(argv.end(), a.begin(), a.end());
     const Captured c = run_capture(argv);
@@ -534,6 +715,7 @@ TEST(ReportPaper, QuickEndToEnd) {
   std::set<std::string> listed;
   for (const auto& u : data["physics_failures"]) {
     const std::string t = u.get<std::string>();
+    if (t.find(" at link latency ") != std::string::npos) continue;  // the sensitivity's own series (not in "fits")
     if (t.find(": the fit gives") != std::string::npos) listed.insert(t.substr(0, t.find(':')));
   }
   EXPECT_EQ(listed, below);
@@ -562,6 +744,53 @@ TEST(ReportPaper, QuickEndToEnd) {
   // each simulated one's split along its timeline adds up to its time, against the
   // fault-free run of the same algorithm and size in the runs table.
   for (const auto& t : data["training"]) EXPECT_NE(t["case"], "board_mid") << t;
+  // Quick mode's buckets come from the fits: 4 machines x 4 gradients x 2 cases x 3 algorithms.
+  EXPECT_EQ(data["buckets"]["simulated"], false);
+  ASSERT_EQ(data["buckets"]["rows"].size(), 4u * 4 * 2 * 3);
+  for (const auto& r : data["buckets"]["rows"]) EXPECT_EQ(r["source"], "fit") << r;
+  // Link latency: every run of the report used its default 200-cycle links with buffers
+  // covering one VC's credit round trip (pipeline 3 + 2 x 200 + 1 = 404, rounded up to 8:
+  // 408); the sensitivity re-ran the headline's series on the largest quick machine
+  // (16x16 mesh) at 1, 10, 100 and 500 cycles, with buffers never below the default's.
+  const int want_buf[] = {408, 408, 408, 408, 1008};  // 500: 3 + 1000 + 1 = 1004 -> 1008
+  const int lats[] = {1, 10, 100, 200, 500};
+  for (const auto& r : data["runs"]) {
+    const nlohmann::json j = run_json(r["run"].get<std::string>() + ".json");
+    EXPECT_EQ(j["config"]["link-latency"], 200) << r["run"];
+    EXPECT_EQ(j["config"]["credit-latency"], 200) << r["run"];
+    EXPECT_EQ(j["config"]["buf"], 408) << r["run"];
+  }
+  ASSERT_EQ(data["latency_sensitivity"].size(), 4u * 5);  // 4 gradients x 5 latencies
+  for (const auto& r : data["latency_sensitivity"]) EXPECT_EQ(r["machine"], "16x16_mesh") << r;
+  // Each run pays its latency: every word must reach every live chip, so at least the
+  // mesh's diameter (30 hops on 16x16) of links in sequence; snake's ring of n chips is
+  // 2 (n - 1) dependent steps of at least one link each. (A longer link is not always
+  // slower: it changes the order flits meet in, and a run at 10 cycles can beat one at 1.)
+  for (const char* size : {"32KiB", "64KiB", "128KiB"})
+    for (const char* cs : {"faultfree_ft2d", "board_centre_ft2d", "board_centre_shrink", "board_centre_snake"})
+      for (int i = 0; i < 5; ++i) {
+        const std::string f = std::string("16x16_mesh_") + cs + "_" + size + (lats[i] == 200 ? "" : "_lat" + std::to_string(lats[i])) + ".json";
+        const nlohmann::json j = run_json(f);
+        EXPECT_EQ(j["config"]["link-latency"], lats[i]) << f;
+        EXPECT_EQ(j["config"]["buf"], want_buf[i]) << f;
+        const double hops = std::string(cs) == "board_centre_snake" ? 2.0 * (j["participants"].get<int>() - 1) : 30;
+        EXPECT_GE(j["cycles"].get<double>(), hops * lats[i]) << f;
+      }
+  // The default latency's rows are the headline's.
+  for (const auto& h : data["headline"])
+    for (const auto& r : data["latency_sensitivity"])
+      if (r["link_latency"] == 200 && r["machine"] == h["machine"] && r["model"] == h["model"] && r["dtype"] == h["dtype"])
+        for (const char* a : {"ft2d", "shrink", "snake"}) EXPECT_EQ(r[a]["throughput"], h[a]["throughput"]) << r;
+  // The headline's bucketed figure is the bucket section's centre-board ft2d row.
+  int headline_buckets = 0;
+  for (const auto& h : data["headline"])
+    for (const auto& r : data["buckets"]["rows"])
+      if (r["machine"] == h["machine"] && r["model"] == h["model"] && r["dtype"] == h["dtype"] &&
+          r["case"] == "board_centre" && r["algo"] == "ft2d") {
+        ++headline_buckets;
+        EXPECT_NEAR(h["ft2d_buckets"]["throughput"].get<double>(), r["throughput"].get<double>(), 1e-12) << h;
+      }
+  EXPECT_EQ(headline_buckets, 16);
   if (mid) {
     EXPECT_EQ(data["mid_events"].size(), 4u * 3 * 3);  // 4 quick machines x 3 algorithms x 3 sizes
   }
