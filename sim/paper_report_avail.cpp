@@ -65,8 +65,7 @@ void Report::write_availability() {
      << "|---|---|---|---|---|---|---|---|---|\n";
   const Gradient& ag = grads[(o.avail_model == "bert" ? 2 : 0) + (o.avail_dtype == "bf16" ? 1 : 0)];
   Json javail = Json::array();
-  std::ostringstream ad;
-  ad << "$d << EOD\n";
+  std::ostringstream ad;  // the figure's data rows
   bool avail_any = false;
   double gmin = 1;
   int cut_off = 0;  // jobs the cap stopped, over every Monte Carlo of the section
@@ -171,18 +170,21 @@ void Report::write_availability() {
     avail_any = true;
   }
   data["availability"] = javail;
-  ad << "EOD\n";
   if (!event_note.empty())
     md << "\n(b) charges every failure its reconfiguration plus the extra time of the allreduce it interrupts "
        << "(\"A board failing mid-allreduce\" above):\n" << event_note;
   if (avail_any) {
-    ad << "set title 'Goodput of a " << fmt(o.avail.work_h / 24, 0) << "-day job, " << big.chips()
+    std::ostringstream st;
+    st << "set title 'Goodput of a " << fmt(o.avail.work_h / 24, 0) << "-day job, " << big.chips()
        << " chips, board MTBF " << fmt(o.avail.mtbf_h, 0) << " h (95 % CI)'\nset ylabel 'goodput'\n"
        << "set style data histograms\nset style histogram errorbars gap 2 lw 1.5\n"
        << "set style fill solid 0.85 border -1\nset grid ytics\nset yrange [" << fmt(std::max(0.0, std::floor(gmin * 20 - 1) / 20), 2)
        << ":1]\nset key below\n";
-    plot_script(img, "availability", ad.str(),
-                "plot $d using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, '' using 4:5 title '(b) route around (ft2d)' lc 1, '' using 6:7 title '(b) fastest algorithm' lc 3", 800, 500);
+    const std::string d = plot_block("d");
+    plot_script(img, "availability", {{"d", ad.str()}}, st.str(),
+                "plot " + d + " using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, " + d +
+                    " using 4:5 title '(b) route around (ft2d)' lc 1, " + d + " using 6:7 title '(b) fastest algorithm' lc 3",
+                800, 500);
     figs.push_back("availability");
     md << "\n" << avail_note << "\n![goodput](img/availability.png)\n";
   }

@@ -537,8 +537,7 @@ void Report::write_figures() {
     const Gradient& g = grads[2];
     const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
     if (!ff.ok) continue;
-    std::ostringstream d;
-    d << "$d << EOD\n";
+    std::ostringstream d, st;
     for (const Case& c : cases[m.name()]) {
       d << "\"" << c.id << "\"";
       for (const char* a : kAlgos) {
@@ -547,12 +546,16 @@ void Report::write_figures() {
       }
       d << "\n";
     }
-    d << "EOD\nset title 'Allreduce time vs fault-free ft2d, " << g.model << " " << g.dtype << " (fit), " << m.mesh()
+    st << "set title 'Allreduce time vs fault-free ft2d, " << g.model << " " << g.dtype << " (fit), " << m.mesh()
       << " " << m.topo << "'\nset ylabel 'slowdown (x)'\nset style data histograms\n"
       << "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\nset grid ytics\n"
       << "set yrange [0:*]\nset key top left\nset xtics rotate by -20\n";
     const std::string name = "slowdown_" + m.name();
-    plot_script(img, name, d.str(), "plot $d using 2:xtic(1) title 'ft2d' lc 1, '' using 3 title 'shrink' lc 2, '' using 4 title 'snake' lc 3", 900, 500);
+    const std::string b = plot_block("d");
+    plot_script(img, name, {{"d", d.str()}}, st.str(),
+                "plot " + b + " using 2:xtic(1) title 'ft2d' lc 1, " + b + " using 3 title 'shrink' lc 2, " + b +
+                    " using 4 title 'snake' lc 3",
+                900, 500);
     figs.push_back(name);
     md << "![slowdown " << m.name() << "](img/" << name << ".png)\n";
   }
@@ -562,8 +565,8 @@ void Report::write_figures() {
 void Report::write_files() {
   const std::string img = o.out + "/img";
   md << "\n## Files\n\n`paper_data.json` beside this page holds every number above; the figures are in `img/` as PNG "
-     << "and SVG with their gnuplot scripts (`gnuplot NAME.gp`, run from the directory the report was written from, "
-     << "redraws one).\n";
+     << "and SVG with their gnuplot scripts and data (`gnuplot NAME.gp`, run from the directory the report was written "
+     << "from, redraws one from NAME.dat).\n";
   data["figures"] = figs;
   write_file_atomic(o.out + "/results.md", md.str());
   write_file_atomic(o.out + "/paper_data.json", data.dump(1) + "\n");

@@ -1,5 +1,5 @@
 // faultmesh plot: every figure a sweep directory's results support, drawn by gnuplot as
-// PNG and SVG (plus the .gp script, data included, to restyle by hand):
+// PNG and SVG, plus NAME.gp (the script, to restyle by hand) and NAME.dat (its data):
 //   latency_vs_load         avg packet latency vs offered load, one line per config
 //                           (needs a `rate` axis and traffic results)
 //   saturation_vs_<axis>    saturation throughput (best accepted rate over the rates)
@@ -34,6 +34,9 @@
 #include "sim/view.h"
 
 namespace fm {
+
+// The heatmap template sim/templates/heatmap.gp, generated into the build (sim/CMakeLists.txt).
+extern const char* const kHeatmapGp;
 
 namespace {
 
@@ -105,13 +108,13 @@ class Plotter {
  public:
   Plotter(std::string outdir) : out_(std::move(outdir)) {}
 
-  // Writes NAME.gp (data and settings in `body`, then `plot` once per terminal) and
-  // runs gnuplot on it to make NAME.png and NAME.svg.
-  void render(const std::string& name, const std::string& body, const std::string& plot, int w, int h) {
-    const std::string gp = out_ + "/" + name + ".gp";
+  // Writes NAME.dat (the blocks) and NAME.gp (`body`'s settings, then `plot` once per
+  // terminal, reading the blocks as plot_block(name)), and runs gnuplot on it to make
+  // NAME.png and NAME.svg.
+  void render(const std::string& name, const std::vector<PlotBlock>& blocks, const std::string& body,
+              const std::string& plot, int w, int h) {
     std::ostringstream s;
-    s << "# " << name << ": written by faultmesh plot; run `gnuplot " << name << ".gp` to redraw\n"
-      << body;
+    s << body;
     for (const char* kind : {"png", "svg"}) {
       s << (std::string(kind) == "png" ? "set terminal pngcairo" : "set terminal svg")
         << " size " << w << "," << h << " noenhanced font 'Sans,11'"
@@ -120,7 +123,58 @@ class Plotter {
         << plot << "\n"
         << "unset output\n";
     }
-    write_file_atomic(gp, s.str());
+    run(name, blocks, s.str());
+  }
+
+  // Writes NAME.dat and NAME.gp as `vars` (gnuplot assignments) followed by the template
+  // `tmpl` (sim/templates/*.gp), which draws NAME.png and NAME.svg itself from `data` and
+  // `out`; runs gnuplot on it.
+  void render_template(const std::string& name, const std::vector<PlotBlock>& blocks, const std::string& vars,
+                       const char* tmpl) {
+    run(name, blocks, "out = " + gq(out_ + "/" + name) + "\n" + vars + tmpl);
+  }
+
+  // A line figure: one block per series, the settings, and one plot of them all.
+  // A line figure: one datablock per series, the settings, and one plot of them all.
+  void line_figure(const Figure& f) {
+    std::vector<PlotBlock> blocks;
+    for (size_t k = 0; k < f.series.size(); ++k) {
+      const Series& s = f.series[k];
+      std::ostringstream b;
+      b << std::setprecision(12);
+      for (size_t i = 0; i < s.xy.size(); ++i) {
+        b << s.xy[i].first << " " << s.xy[i].second;
+        if (f.categorical) b << " \"" << s.xlabel[i] << "\"";
+        b << "\n";
+      }
+      blocks.push_back({"s" + std::to_string(k), b.str()});
+    }
+    std::ostringstream b;
+    b << "set title " << gq(f.title) << "\nset xlabel " << gq(f.xlabel) << "\nset ylabel "
+      << gq(f.ylabel) << "\nset grid\nset key outside right top\n" << f.extra;
+    std::string plot = "plot ";
+    for (size_t i = 0; i < f.series.size(); ++i)
+      plot += (i ? ", " : "") + plot_block(blocks[i].name) +
+              (f.categorical ? " using 1:2:xtic(3)" : " using 1:2") + " with linespoints lw 2 ps 0.8" +
+              // 8 colours, then dashed: every line stays distinguishable.
+              " lc " + std::to_string(i % 8 + 1) + " dt " + std::to_string(i / 8 % 5 + 1) +
+              " pt " + std::to_string(i % 6 + 5) + " title " + gq(f.series[i].label);
+    render(f.name, blocks, b.str(), plot, 1000, 600);
+  }
+
+  const std::vector<std::string>& written() const { return written_; }
+
+ private:
+  // NAME.dat: each block after a comment line "# block NAME:" (what plot_block finds),
+  // blocks two blank lines apart; NAME.gp: a header, `data` naming the file, `script`.
+  void run(const std::string& name, const std::vector<PlotBlock>& blocks, const std::string& script) {
+    const std::string gp = out_ + "/" + name + ".gp", dat = out_ + "/" + name + ".dat";
+    std::ostringstream d;
+    d << "# " << name << ": the data of " << name << ".gp (faultmesh plot)\n";
+    for (const PlotBlock& b : blocks) d << "\n\n# block " << b.name << ":\n" << b.rows;
+    write_file_atomic(dat, d.str());
+    write_file_atomic(gp, "# " + name + ": written by faultmesh plot; run `gnuplot " + gp +
+                              "` from the same directory to redraw\ndata = " + gq(dat) + "\n" + script);
     Captured c;
     try {
       c = run_capture({"gnuplot", gp});
@@ -131,35 +185,6 @@ class Plotter {
     written_.push_back(name);
   }
 
-  // A line figure: one datablock per series, the settings, and one plot of them all.
-  void line_figure(const Figure& f) {
-    std::ostringstream b;
-    b << std::setprecision(12);
-    int k = 0;
-    for (const Series& s : f.series) {
-      b << "$d" << k++ << " << EOD\n";
-      for (size_t i = 0; i < s.xy.size(); ++i) {
-        b << s.xy[i].first << " " << s.xy[i].second;
-        if (f.categorical) b << " \"" << s.xlabel[i] << "\"";
-        b << "\n";
-      }
-      b << "EOD\n";
-    }
-    b << "set title " << gq(f.title) << "\nset xlabel " << gq(f.xlabel) << "\nset ylabel "
-      << gq(f.ylabel) << "\nset grid\nset key outside right top\n" << f.extra;
-    std::string plot = "plot ";
-    for (size_t i = 0; i < f.series.size(); ++i)
-      plot += (i ? ", " : "") + std::string("$d") + std::to_string(i) +
-              (f.categorical ? " using 1:2:xtic(3)" : " using 1:2") + " with linespoints lw 2 ps 0.8" +
-              // 8 colours, then dashed: every line stays distinguishable.
-              " lc " + std::to_string(i % 8 + 1) + " dt " + std::to_string(i / 8 % 5 + 1) +
-              " pt " + std::to_string(i % 6 + 5) + " title " + gq(f.series[i].label);
-    render(f.name, b.str(), plot, 1000, 600);
-  }
-
-  const std::vector<std::string>& written() const { return written_; }
-
- private:
   std::string out_;
   std::vector<std::string> written_;
 };
@@ -369,23 +394,15 @@ void heatmap(Plotter& pl, const Json& res, const std::string& name, const std::s
   std::ostringstream live, dd;
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) (dead.count({x, y}) ? dd : live) << x << " " << y << "\n";
-  std::ostringstream b;
-  b << "$links << EOD\n" << links.str() << "EOD\n$live << EOD\n" << live.str() << "EOD\n";
-  if (!dead.empty()) b << "$dead << EOD\n" << dd.str() << "EOD\n";
-  if (!fl.str().empty()) b << "$flinks << EOD\n" << fl.str() << "EOD\n";
-  const int step = std::max(1, std::max(W, H) / 16);
-  b << "set title " << gq("Link utilization, point " + name + (label.empty() ? "" : " (" + label + ")")) << "\n"
-    << "set size ratio -1\nset xrange [-0.7:" << W - 0.3 << "]\nset yrange [-0.7:" << H - 0.3 << "]\n"
-    << "set xtics 0," << step << "\nset ytics 0," << step << "\nset xlabel 'x'\nset ylabel 'y (N up)'\n"
-    << "set palette defined (0 '#f7fbff', 0.25 '#9ecae1', 0.5 '#fdae6b', 0.75 '#e6550d', 1 '#67000d')\n"
-    << "set cbrange [0:" << std::max(cmax, 1e-6) << "]\nset cblabel 'flits/cycle per link direction'\n"
-    << "set key below\n";
-  std::string plot = "plot $links using 1:2:3:4:5 with vectors head size 0.08,25 filled lw 2.5 lc palette notitle";
-  plot += ", $live using 1:2:(0.2):(0.2) with boxxyerror fs empty lc rgb 'black' lw 1 notitle";
-  if (!dead.empty()) plot += ", $dead using 1:2:(0.45):(0.45) with boxxyerror fs solid 1.0 noborder lc rgb '#303030' title 'failed chip'";
-  if (!fl.str().empty()) plot += ", $flinks using 1:2:3:4 with vectors nohead dt 2 lw 3 lc rgb '#d00000' title 'failed link'";
-  const int px = std::min(1400, std::max(600, 60 * W + 200));
-  pl.render("heatmap_" + name, b.str(), plot, px, std::min(1400, std::max(500, 60 * H + 160)));
+  std::vector<PlotBlock> blocks = {{"links", links.str()}, {"live", live.str()}};
+  if (!dead.empty()) blocks.push_back({"dead", dd.str()});
+  if (!fl.str().empty()) blocks.push_back({"cut", fl.str()});
+  std::ostringstream v;
+  v << std::setprecision(8) << "title = " << gq("Link utilization, point " + name + (label.empty() ? "" : " (" + label + ")"))
+    << "\nW = " << W << "\nH = " << H << "\ncmax = " << cmax << "\nhas_dead = " << !dead.empty()
+    << "\nhas_cut = " << !fl.str().empty() << "\npx = " << std::min(1400, std::max(600, 60 * W + 200))
+    << "\npy = " << std::min(1400, std::max(500, 60 * H + 160)) << "\n";
+  pl.render_template("heatmap_" + name, blocks, v.str(), kHeatmapGp);
 }
 
 // Picks the points to draw: per configuration (the axes other than rate), the ok point
@@ -421,11 +438,13 @@ void plot_heatmap(const std::string& outdir, const Json& result, const std::stri
   heatmap(pl, result, name, label);
 }
 
-void plot_script(const std::string& outdir, const std::string& name, const std::string& body,
-                 const std::string& plot, int w, int h) {
+void plot_script(const std::string& outdir, const std::string& name, const std::vector<PlotBlock>& blocks,
+                 const std::string& body, const std::string& plot, int w, int h) {
   Plotter pl(outdir);
-  pl.render(name, body, plot, w, h);
+  pl.render(name, blocks, body, plot, w, h);
 }
+
+std::string plot_block(const std::string& name) { return "data index " + gq("block " + name + ":"); }
 
 int cmd_plot(const std::vector<std::string>& args) {
   po::options_description desc;

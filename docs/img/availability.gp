@@ -1,8 +1,5 @@
-# availability: written by faultmesh plot; run `gnuplot availability.gp` to redraw
-$d << EOD
-"32x32_mesh" 0.925493 0.00102124 0.95181 0.000518169 0.96839 0.000441993
-"32x32_torus" 0.925493 0.00102124 0.960361 0.00053345 0.965912 0.000465237
-EOD
+# availability: written by faultmesh plot; run `gnuplot docs/img/availability.gp` from the same directory to redraw
+data = 'docs/img/availability.dat'
 set title 'Goodput of a 28-day job, 1024 chips, board MTBF 8760 h (95 % CI)'
 set ylabel 'goodput'
 set style data histograms
@@ -13,9 +10,9 @@ set yrange [0.85:1]
 set key below
 set terminal pngcairo size 800,500 noenhanced font 'Sans,11'
 set output 'docs/img/availability.png'
-plot $d using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, '' using 4:5 title '(b) route around (ft2d)' lc 1, '' using 6:7 title '(b) fastest algorithm' lc 3
+plot data index 'block d:' using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, data index 'block d:' using 4:5 title '(b) route around (ft2d)' lc 1, data index 'block d:' using 6:7 title '(b) fastest algorithm' lc 3
 unset output
 set terminal svg size 800,500 noenhanced font 'Sans,11' background rgb 'white'
 set output 'docs/img/availability.svg'
-plot $d using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, '' using 4:5 title '(b) route around (ft2d)' lc 1, '' using 6:7 title '(b) fastest algorithm' lc 3
+plot data index 'block d:' using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, data index 'block d:' using 4:5 title '(b) route around (ft2d)' lc 1, data index 'block d:' using 6:7 title '(b) fastest algorithm' lc 3
 unset output

@@ -555,8 +555,16 @@ TEST(ReportPaper, QuickEndToEnd) {
   const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--quick", "--out", dir, "--jobs", "2"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   for (const char* f : {"/results.md", "/paper_data.json", "/img/heatmap_before.png", "/img/heatmap_after.png",
-                        "/img/availability.png", "/img/slowdown_16x16_mesh.png", "/img/slowdown_8x16_torus.png"})
+                        "/img/availability.png", "/img/slowdown_16x16_mesh.png", "/img/slowdown_8x16_torus.png",
+                        "/img/heatmap_after.dat", "/img/availability.dat", "/img/slowdown_16x16_mesh.dat"})
     EXPECT_EQ(access((dir + f).c_str(), R_OK), 0) << f;
+  // The scripts hold settings, their data is in the .dat beside them: the centre-board
+  // heatmap of the 16x16 mesh lists its 4 failed chips there.
+  const std::string hdat = slurp(dir + "/img/heatmap_after.dat");
+  const size_t dead_at = hdat.find("# block dead:\n");
+  ASSERT_NE(dead_at, std::string::npos);
+  const std::string dead_rows = hdat.substr(dead_at + 14);
+  EXPECT_EQ(std::count(dead_rows.begin(), dead_rows.end(), '\n'), 4) << dead_rows;
   auto run_json = [&](const std::string& file) { return nlohmann::json::parse(slurp(dir + "/runs/" + file)); };
   // The fault case a run's configuration describes (the mid case: a --fail-at).
   auto case_of = [](const nlohmann::json& cfg, int board_w, int board_h) -> std::string {

@@ -324,9 +324,21 @@ TEST(Plot, DrawsLatencySaturationAndHeatmapsAsPngAndSvg) {
     EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << f;
     EXPECT_NE(svg.find("<svg"), std::string::npos) << f;
   }
-  // The holed point's heatmap draws the failed chip.
-  EXPECT_NE(slurp(plots + "/heatmap_0003.gp").find("failed chip"), std::string::npos);
-  EXPECT_EQ(slurp(plots + "/heatmap_0001.gp").find("failed chip"), std::string::npos);
+  // The holed point's heatmap draws the failed chip (1,1), the other none; the scripts
+  // hold settings only, their data is in the .dat beside them.
+  EXPECT_NE(slurp(plots + "/heatmap_0003.gp").find("has_dead = 1"), std::string::npos);
+  EXPECT_NE(slurp(plots + "/heatmap_0001.gp").find("has_dead = 0"), std::string::npos);
+  const std::string dat3 = slurp(plots + "/heatmap_0003.dat");
+  EXPECT_NE(dat3.find("# block dead:\n1 1\n"), std::string::npos) << dat3;
+  EXPECT_EQ(slurp(plots + "/heatmap_0001.dat").find("# block dead:"), std::string::npos);
+  // 4x4 mesh: 48 link directions, less the 4 into and 4 out of the failed chip.
+  const size_t links = dat3.find("# block links:\n"), live = dat3.find("# block live:");
+  ASSERT_NE(links, std::string::npos);
+  ASSERT_NE(live, std::string::npos);
+  const std::string rows = dat3.substr(links, live - links);
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n') - 3, 40) << rows;
+  const std::string gp3 = slurp(plots + "/heatmap_0003.gp");
+  EXPECT_LT(std::count(gp3.begin(), gp3.end(), '\n'), 80) << "the script holds no data rows";
   const Outcome bad = run("plot " + tmpdir() + " --out " + plots);
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("not a collected sweep directory"), std::string::npos) << bad.err;
@@ -361,7 +373,8 @@ TEST(Plot, AllreduceTimeVsMessageSizePerAlgorithm) {
   const std::string gp = slurp(dir + "/plots/allreduce_vs_bytes.gp");
   EXPECT_NE(gp.find("title 'algo=ring'"), std::string::npos) << gp;
   EXPECT_NE(gp.find("title 'algo=ft2d'"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("1048576 131072"), std::string::npos) << "x = bytes, y = cycles\n" << gp;
+  const std::string dat = slurp(dir + "/plots/allreduce_vs_bytes.dat");
+  EXPECT_NE(dat.find("1048576 131072"), std::string::npos) << "x = bytes, y = cycles\n" << dat;
 }
 
 TEST(Sweep, SlurmBackendSubmitsOneArrayWithPassThroughOptions) {
