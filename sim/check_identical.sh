@@ -60,6 +60,11 @@ checks=(
   # a mid-run board failure with the sums checked.
   "traffic --mesh 8x8 --pattern uniform --rate 0.6 --fail-board 1,1 --cycles 3000 --warmup 500 --max-drain 20000"
   "allreduce --mesh 8x8 --algo ft2d --bytes 256KiB --verify on --fail-at 40%:board:2,1"
+  # Long links (the report's 200 cycles), where idle receivers sleep through a flight:
+  # a latency-bound snake around a hole, a mid-run failure, and traffic.
+  "allreduce --mesh 8x8 --algo snake --bytes 32KiB --verify on --link-latency 200 --credit-latency 200 --buf 408 --fail-board 1,2"
+  "allreduce --mesh 8x8 --topology torus --algo ft2d --bytes 128KiB --verify on --link-latency 50 --credit-latency 30 --buf 112 --fail-at 50%:board:1,1"
+  "traffic --mesh 8x8 --topology torus --pattern uniform --rate 0.05 --link-latency 40 --credit-latency 40 --buf 88 --fail-chip 3,3 --cycles 3000 --warmup 500"
 )
 
 if [ ${#threads[@]} -eq 0 ]; then old_args=(); new_runs=("")

@@ -82,8 +82,9 @@ class alignas(64) Clocked {
   int group() const { return group_; }
   Clock& clock() const { return clk_; }
   // Ports (bit = port number) whose link has flits, or credits, in flight toward this
-  // unit; kept by Link. A unit with flits incoming stays awake to read each in its
-  // arrival cycle; credits wait in their link until the unit next evaluates a cycle.
+  // unit; kept by Link. A unit with flits incoming evaluates each one's arrival cycle
+  // (awake, or asleep until the next arrival: Link::next_arrival); credits wait in their
+  // link until the unit next evaluates a cycle.
   uint32_t flit_ports_ = 0, credit_ports_ = 0;
 
  protected:

@@ -108,6 +108,20 @@ class Link : public sc_core::sc_module {
     if (--inflight_flits_ == 0) down_->flit_ports_ &= ~down_bit();
     return &s.flit;
   }
+  // The earliest cycle after `now` a flit sent by the end of cycle now - 1 can arrive in:
+  // the first arrival in (now, now + latency - 1] if there is one, else now + latency
+  // (the latest such a flit can arrive in; a flit sent in cycle `now` arrives in
+  // now + latency or later). A receiver with nothing else to do sleeps until then
+  // instead of evaluating every cycle of a long link's flight (the receiver's side
+  // only: the slots scanned are never the one a sender may be writing in cycle `now`,
+  // at now + latency or later, so this is safe while other groups evaluate).
+  Cycle next_arrival(Cycle now) const {
+    if (!inflight_flits_) return kNever;
+    const Slot* ring = fring();
+    for (Cycle t = now + 1; t < now + latency_; ++t)
+      if (ring[t & fmask_].at == (t | kValid)) return t;
+    return now + latency_;
+  }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
   // While the clock evaluates a cycle on its workers and the upstream unit is in another
   // group, it waits in the sender's side (pend_credits_) until the upstream unit's group

@@ -154,7 +154,10 @@ void NetworkInterface::evaluate() {
     if (t == kNever) busy_lanes_ &= ~(1u << __builtin_ctz(m));
     next = std::min(next, t);
   }
-  if (next > now + 1 && !flit_ports_) sleep(next);
+  // Flits in flight toward the NI: it sleeps until the first arrives (Link::next_arrival).
+  for (uint32_t m = flit_ports_; m && next > now + 1; m &= m - 1)
+    next = std::min(next, ej_[__builtin_ctz(m)].ej->next_arrival(now));
+  if (next > now + 1) sleep(next);
 }
 
 Cycle NetworkInterface::inject(Lane& l, Cycle now) {

@@ -74,7 +74,18 @@ void Router::evaluate() {
     if (va_ports_) vc_allocate(now);
     if (sa_ports_) switch_allocate(now);
   }
-  if (idle()) sleep();
+  if (!buffered_) {
+    if (!flit_ports_) sleep();
+    else if (const Cycle t = next_arrival(now); t > now + 1) sleep(t);
+  }
+}
+
+// The earliest cycle a flit in flight toward this router arrives in (Link::next_arrival):
+// an idle router sleeps until then rather than waiting out a long link cycle by cycle.
+Cycle Router::next_arrival(Cycle now) const {
+  Cycle t = kNever;
+  for (uint32_t m = flit_ports_; m; m &= m - 1) t = std::min(t, in_link_[__builtin_ctz(m)]->next_arrival(now));
+  return t;
 }
 
 bool Router::idle() const { return !buffered_ && !flit_ports_; }

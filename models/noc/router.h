@@ -137,6 +137,7 @@ class Router final : public RouterBase {
   void vc_allocate(Cycle now);
   void switch_allocate(Cycle now);
   bool idle() const;
+  Cycle next_arrival(Cycle now) const;
   void violation(const std::string& what);
   void occ_update(InVc& q, Cycle now) {
     q.occ_integral += (uint64_t)q.count * (now - q.occ_since);

@@ -101,6 +101,14 @@ std::vector<Case> cases() {
     c.net.local_ports = 2;
     v.push_back({"torus8x8_transpose_lat3", c});
   }
+  {  // long links: idle receivers sleep until a flight's first arrival, reading the link's
+     // slots while senders in other bands write theirs (Link::next_arrival)
+    Config c = traffic(Topology::Torus, 0.1);
+    c.net.link_latency = c.net.credit_latency = 40;
+    c.net.buf = 88;  // covers the credit round trip (pipeline + 2 x 40 + 1)
+    c.run.cycles = 6000;
+    v.push_back({"torus8x8_uniform_lat40", c});
+  }
   {  // lopsided: only the bottom two rows send, to their neighbours, so one band of
      // chips holds the work and the clock moves the band boundaries (Clock::rebalance)
      // while units are awake and booked: the moves must not change a result

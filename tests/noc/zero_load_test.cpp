@@ -35,7 +35,8 @@ long simulate(const Case& k) {
     const ChipId s = t.id(k.src.x, k.src.y), d = t.id(k.dst.x, k.dst.y);
     ScriptedSource src({{7, d, k.size}});
     attach_source(net, s, &src);
-    sc_core::sc_start(net.clock().period() * 400.0);
+    // Long enough for any path: (w + h) hops of at most pipeline + link latency each.
+    sc_core::sc_start(net.clock().period() * (400.0 + 2.0 * (k.w + k.h) * (k.pipeline + k.link_latency)));
     const NiStats& st = net.ni(d).stats();
     const NiStats& from = net.ni(s).stats();  // the source keeps the latencies
     nlohmann::json r;
@@ -74,6 +75,10 @@ TEST(ZeroLoad, SinglePacketMatchesAnalyticLatency) {
   cases.push_back({8, 8, Topology::Torus, 3, 1, 4, {0, 0}, {7, 6}});
   cases.push_back({6, 4, Topology::Torus, 4, 2, 2, {5, 3}, {1, 0}});
   cases.push_back({16, 16, Topology::Torus, 1, 1, 5, {3, 12}, {12, 3}});
+  // Long links: every router on the path sleeps through each flight (Link::next_arrival)
+  // and must wake in the arrival cycle of every flit.
+  cases.push_back({8, 8, Topology::Mesh, 3, 200, 4, {0, 0}, {7, 6}});
+  cases.push_back({6, 4, Topology::Torus, 2, 97, 8, {5, 3}, {1, 0}});
   for (const Case& k : cases) {
     EXPECT_EQ(simulate(k), expected(k))
         << k.w << "x" << k.h << (k.topo == Topology::Torus ? " torus" : " mesh") << " P=" << k.pipeline
