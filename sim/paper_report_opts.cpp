@@ -36,7 +36,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   po::options_description d("report paper");
   const AvailParams ad;
   d.add_options()
-    ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 5 minutes on 2 cores")
+    ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 4 minutes on 2 cores")
     ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
     ("runs", po::value<std::string>(), "directory for the runs' JSON (default OUT/runs); reruns resume from it")
     ("jobs", po::value<int>(), "simulations at once, 1..64 (default: CPU cores)")
