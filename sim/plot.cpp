@@ -135,7 +135,6 @@ class Plotter {
   }
 
   // A line figure: one block per series, the settings, and one plot of them all.
-  // A line figure: one datablock per series, the settings, and one plot of them all.
   void line_figure(const Figure& f) {
     std::vector<PlotBlock> blocks;
     for (size_t k = 0; k < f.series.size(); ++k) {
