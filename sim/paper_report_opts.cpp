@@ -54,7 +54,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("bucket-runs", po::value<std::string>(), "on | off: simulate every bucket size class on the fault-free and centre-board cases (default on; quick off: the buckets' times then come from the fits)")
     ("link-latency", po::value<int>()->default_value(200), "ICI link and credit latency per hop, cycles of 0.64 ns, 1..1000 (200 = 128 ns: FEC, SerDes and 2 m of cable; docs/results.md assumptions); each run's VC buffers cover its credit round trip")
     ("latency-sensitivity", po::value<std::string>(), "link latencies (cycles, comma-separated, 1..1000) at which the headline's series are also simulated, or off (default 1,10,100,500; quick: on the largest machine only)")
-        ("fail-at-fraction", po::value<double>()->default_value(0.5, "0.5"), "mid-allreduce case: the board fails at this fraction of the fault-free time, (0,1)")
+    ("fail-at-fraction", po::value<double>()->default_value(0.5, "0.5"), "mid-allreduce case: the board fails at this fraction of the fault-free time, (0,1)")
     ("mtbf-h", po::value<double>()->default_value(ad.mtbf_h, "8760"), "mean time between failures of one board (4 chips + host), hours")
     ("spare-slice-h", po::value<double>(), "(a) move the job to a healthy spare slice after a failure, hours (default: no spare slice, as for a job on a whole pod: it waits for the repair)")
     ("restart-h", po::value<double>()->default_value(ad.restart_h, "0.25"), "restart from a checkpoint, hours")
