@@ -29,8 +29,7 @@ Report::Bucketed Report::bucketed(const Machine& m, const std::string& c, const 
     r.ok = r.ok && e.ok;
     r.simulated = r.simulated && e.simulated;
     const std::string k = m.name() + " " + c + " " + a + " bucket class " + size_str(bytes);
-    if (e.ok && !e.simulated && s.bound_us_per_byte > 0 && e.us < s.bound_us_per_byte * (double)bytes &&
-        flagged_classes.insert(k).second)
+    if (e.ok && fitted_below_bound(s, e.simulated, e.us, (double)bytes) && flagged_classes.insert(k).second)
       unphysical.push_back(k + ": fitted " + fmt(e.us, 1) + " us below the link-load bound " +
                            fmt(s.bound_us_per_byte * (double)bytes, 1) + " us");
     return e.us / 1000;

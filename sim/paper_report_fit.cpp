@@ -52,6 +52,10 @@ Estimate estimate(const Series& s, double bytes) {
   return {true, false, s.fit.at(bytes)};
 }
 
+bool fitted_below_bound(const Series& s, bool simulated, double us, double bytes) {
+  return !simulated && s.bound_us_per_byte > 0 && us < s.bound_us_per_byte * bytes;
+}
+
 // From the exact simulated size if there is one, else from the fit (Estimate).
 Train train(const Series& s, const Gradient& g, double overlap) {
   Train t;

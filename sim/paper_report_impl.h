@@ -146,6 +146,10 @@ struct Estimate {
 };
 Estimate estimate(const Series& s, double bytes);
 
+// A fitted (not simulated) time of `us` for `bytes` below the series' link-load bound:
+// impossible, so a physics-check failure wherever it is shown.
+bool fitted_below_bound(const Series& s, bool simulated, double us, double bytes);
+
 // Training numbers of one (machine, gradient, case, algorithm).
 struct Train {
   bool ok = false;
@@ -236,6 +240,9 @@ struct Report {
   std::vector<const Machine*> latency_machines() const;
   // (latency.cpp) The headline's rows at each link latency of --latency-sensitivity.
   void write_latency();
+  // (page.cpp) Adds to `unphysical` the first gradient size at which series s's fit is
+  // below its link-load bound, named `what` (write_fits, write_latency).
+  void check_fit(const Series& s, const std::string& what);
   // (page.cpp) The physics checks' failures found by write_fits and write_training.
   void write_physics();
   // (page.cpp) Sentences generated from the BERT-large fp32 numbers.

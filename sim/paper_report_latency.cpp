@@ -37,7 +37,7 @@ void Report::write_latency() {
   // too): marked where it is shown, since at long links and small fitted sizes the fit
   // misses the bandwidth term and the row would read as a real gain.
   auto below = [&](const Series& s, const Train& t, const Gradient& g) {
-    return t.ok && !t.simulated && s.bound_us_per_byte > 0 && t.ar_ms * 1000 < s.bound_us_per_byte * g.bytes();
+    return t.ok && fitted_below_bound(s, t.simulated, t.ar_ms * 1000, g.bytes());
   };
   auto src = [&](const Series& s, const Train& t, const Gradient& g) {
     return tag(t.simulated) + (below(s, t, g) ? " < bound" : "");
@@ -82,15 +82,8 @@ void Report::write_latency() {
       for (const char* c : {"faultfree", "board_centre"})
         for (const char* a : kAlgos) {
           const auto it = series.find(skey(*m, c, a, lat));
-          if (it == series.end() || !it->second.fit.ok || it->second.bound_us_per_byte <= 0) continue;
-          const Series& s = it->second;
-          std::vector<double> sizes;
-          for (const Gradient& g : grads) sizes.push_back(g.bytes());
-          const double at = fit_below_bound(s.fit, s.bound_us_per_byte, sizes);
-          if (at > 0)
-            unphysical.push_back(m->name() + " " + c + " " + a + " at link latency " + std::to_string(lat) +
-                                 ": the fit gives " + fmt(s.fit.at(at), 1) + " us at " + fmt(at / 1e6, 1) +
-                                 " MB, below the link-load bound of " + fmt(s.bound_us_per_byte * at, 1) + " us");
+          if (it != series.end())
+            check_fit(it->second, m->name() + " " + c + " " + a + " at link latency " + std::to_string(lat));
         }
     }
   data["latency_sensitivity"] = rows;

@@ -243,16 +243,20 @@ void Report::write_fits() {
         jfits.push_back({{"machine", m.name()}, {"case", c.id}, {"algo", a}, {"a_us", s.fit.a},
                          {"b_us_per_byte", s.fit.b}, {"bound_us_per_byte", s.bound_us_per_byte}, {"n", s.fit.n},
                          {"residuals_us", jres}, {"rms_us", s.fit.rms}, {"max_rel", s.fit.max_rel}});
-        std::vector<double> sizes;
-        for (const Gradient& g : grads) sizes.push_back(g.bytes());
-        const double at = s.bound_us_per_byte > 0 ? fit_below_bound(s.fit, s.bound_us_per_byte, sizes) : 0;
-        if (at > 0)
-          unphysical.push_back(m.name() + " " + c.id + " " + a + ": the fit gives " + fmt(s.fit.at(at), 1) + " us at " +
-                               fmt(at / 1e6, 1) + " MB, below the link-load bound of " +
-                               fmt(s.bound_us_per_byte * at, 1) + " us");
+        check_fit(s, m.name() + " " + c.id + " " + a);
       }
   data["fits"] = jfits;
   md << "\n";
+}
+
+void Report::check_fit(const Series& s, const std::string& what) {
+  if (!s.fit.ok || s.bound_us_per_byte <= 0) return;
+  std::vector<double> sizes;
+  for (const Gradient& g : grads) sizes.push_back(g.bytes());
+  const double at = fit_below_bound(s.fit, s.bound_us_per_byte, sizes);
+  if (at > 0)
+    unphysical.push_back(what + ": the fit gives " + fmt(s.fit.at(at), 1) + " us at " + fmt(at / 1e6, 1) +
+                         " MB, below the link-load bound of " + fmt(s.bound_us_per_byte * at, 1) + " us");
 }
 
 void Report::write_checks() {

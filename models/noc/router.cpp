@@ -88,8 +88,6 @@ Cycle Router::next_arrival(Cycle now) const {
   return t;
 }
 
-bool Router::idle() const { return !buffered_ && !flit_ports_; }
-
 void Router::violation(const std::string& what) {
   if (!violations_++) {
     std::ostringstream m;

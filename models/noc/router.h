@@ -136,7 +136,6 @@ class Router final : public RouterBase {
   [[gnu::cold, gnu::noinline]] void bad_credit(int p, int v);
   void vc_allocate(Cycle now);
   void switch_allocate(Cycle now);
-  bool idle() const;
   Cycle next_arrival(Cycle now) const;
   void violation(const std::string& what);
   void occ_update(InVc& q, Cycle now) {
