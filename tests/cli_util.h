@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,13 +24,32 @@ struct Outcome {
   std::string out, err;
 };
 
-// One temporary directory per test program, created on first use.
-inline std::string tmpdir() {
-  static std::string d = [] {
+// One temporary directory per test process, created on first use and removed when the
+// process that made it exits (ctest runs every test in a process of its own, so they
+// would pile up in /tmp otherwise); FAULTMESH_KEEP_TEST_TMP=1 keeps it for a look. A
+// child forked by a test that exits normally must not remove its parent's directory,
+// hence the owner's pid.
+class TestTmpDir {
+ public:
+  TestTmpDir() : owner_(getpid()) {
     char t[] = "/tmp/faultmesh_test_XXXXXX";
-    return std::string(mkdtemp(t));
-  }();
-  return d;
+    if (!mkdtemp(t)) throw std::runtime_error("mkdtemp failed for /tmp/faultmesh_test_XXXXXX");
+    path_ = t;
+  }
+  ~TestTmpDir() {
+    if (getpid() != owner_ || std::getenv("FAULTMESH_KEEP_TEST_TMP")) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  pid_t owner_;
+};
+inline std::string tmpdir() {
+  static TestTmpDir d;
+  return d.path();
 }
 
 inline std::string slurp(const std::string& p) {

@@ -317,14 +317,18 @@ TEST(FaultRecovery, IdleChipFailureNeedsNoRestart) {
 // (the 16 MiB end is drawn at least once in every 30 seeds) and the CLI's default
 // 64 KiB chunks, the size class where mid-run failures used to stall; the others on 8x8
 // (256 KiB) and 16x16 (64 KiB) with 4 KiB chunks. FAULTMESH_FAULT_SEEDS sets how many
-// (default 30; stress.fault_schedules sets it from FAULTMESH_STRESS_FAULT_SEEDS: 500,
-// CI 150).
+// (default 30) and FAULTMESH_FAULT_SEED_FIRST the first (default 1): stress.fault_schedules
+// runs FAULTMESH_STRESS_FAULT_SEEDS (500; CI 100) from seed 31, the seeds after the
+// default suite's.
 TEST(FaultRecovery, RandomScheduleProperty) {
   const char* env = std::getenv("FAULTMESH_FAULT_SEEDS");
+  const char* first_env = std::getenv("FAULTMESH_FAULT_SEED_FIRST");
   const int n = env ? std::atoi(env) : 30;
+  const int first = first_env ? std::atoi(first_env) : 1;
+  ASSERT_GE(first, 1) << "FAULTMESH_FAULT_SEED_FIRST";
   std::string failed;
   uint64_t largest = 0;
-  for (int seed = 1; seed <= n; ++seed) {
+  for (int seed = first; seed < first + n; ++seed) {
     std::mt19937_64 rng(seed);
     const bool large = seed % 3 == 0;
     const int w = large ? 4 : seed % 5 == 0 ? 16 : 8;
