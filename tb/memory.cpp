@@ -1,5 +1,6 @@
 #include "tb/memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,13 +13,18 @@ namespace fm {
 namespace {
 // Measured (docs/errors.md): peak RSS of `faultmesh traffic` and `allreduce` runs with
 // one parameter varied, divided by the number of items.
-constexpr double kBase = 16.0 * (1 << 20);   // program, SystemC kernel, libraries
-constexpr double kPerBufferSlot = 56;        // one flit slot of an input VC: entry, credit ring
+constexpr double kBase = 12.0 * (1 << 20);   // program, SystemC kernel, libraries
+constexpr double kPerBufferSlot = 32;        // one flit slot of an input VC's first ring (its entry)
 constexpr double kPerChip = 16 << 10;        // router, NI, links, SystemC process
 constexpr double kPerRouteEntry = 9;         // 4-byte entry, held by the route set and the router
 constexpr double kPerTransfer = 80;          // schedule entry, dependency lists, run state
 constexpr double kPerDataWord = 9;           // a verified data word (one per flit of data)
 
+double pow2_at_least(int v) {
+  double p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
 uint64_t clamp(double v) { return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v; }
 }  // namespace
 
@@ -49,7 +55,20 @@ MemoryEstimate estimate_network_memory(const NetworkConfig& n) {
   const double chips = (double)n.width * n.height;
   const double ports = 4 + n.local_ports;
   MemoryEstimate e;
-  e.parts.push_back({"router buffers", clamp(chips * ports * n.vcs * n.buf * kPerBufferSlot)});
+  // A VC's ring starts at 8 slots and grows only when it fills (models/noc/router.h), and
+  // its deeper slots are never touched until then: a buffer sized for a long link's credit
+  // round trip costs what it holds. Charged: the first ring of every VC. (Congestion that
+  // fills deep buffers costs up to buf slots per VC; the page-level tests run below it.)
+  const double ring = std::min(n.buf, 8);
+  e.parts.push_back({"router buffers", clamp(chips * ports * n.vcs * ring * kPerBufferSlot)});
+  // Links longer than the inline rings (flit latency above 6, more than 63 credits in
+  // flight): a flit slot per cycle of latency (rounded up to a power of two, 32 bytes
+  // each), which a used link walks through entirely, and a credit ring that grows to
+  // about one credit per cycle of credit latency in a stream (8 bytes each).
+  double pipe = 0;
+  if (n.link_latency + 2 > 8) pipe += pow2_at_least(n.link_latency + 2) * 32;
+  if (n.credit_latency + 1 > 64) pipe += pow2_at_least(n.credit_latency + 1) * 8;
+  if (pipe > 0) e.parts.push_back({"link pipelines", clamp(chips * kNumNetPorts * pipe)});
   e.parts.push_back({"route tables", clamp(chips * chips * kPerRouteEntry)});
   e.parts.push_back({"routers, links and interfaces", clamp(chips * kPerChip + kBase)});
   return e;

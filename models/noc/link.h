@@ -12,6 +12,7 @@
 //
 // A failed link carries nothing: flits and credits sent into it are counted and lost.
 #pragma once
+#include <algorithm>
 #include <stdexcept>
 #include <systemc>
 #include <vector>
@@ -35,10 +36,14 @@ class Link : public sc_core::sc_module {
     while (n < (size_t)latency + 2) n <<= 1;  // departure may be delayed 1 cycle (ST stage)
     if (n > kInlineSlots) flits_.resize(n);
     fmask_ = (uint16_t)(n - 1);
+    // The credit ring may have to hold every credit of the downstream buffers (an
+    // upstream unit asleep while all of them come back), but in a stream it holds about
+    // one per cycle of credit latency: it starts inline and doubles when full (grow_
+    // credits()) up to the size that holds them all.
     n = 1;
     while (n < (size_t)max_credits + 1) n <<= 1;
-    if (n > kInlineCredits) credits_.resize(n);
-    cmask_ = (uint16_t)(n - 1);
+    cmax_ = (uint16_t)(n - 1);
+    cmask_ = (uint16_t)(std::min(n, kInlineCredits) - 1);
   }
   // The rings may be inside the object itself: a Link is never copied or moved.
   Link(const Link&) = delete;
@@ -273,12 +278,28 @@ class Link : public sc_core::sc_module {
     Cycle at = kNoArrival;  // arrival cycle of the flit last sent here | kValid
   };
   void push_credit(Credit c) {
-    if (inflight_credits_ > cmask_) {  // more credits than buffer slots: flow control broken
-      ++dropped_credits_;
-      return;
+    // A growing ring keeps a slot spare: it holds the credit applied last (credit_arriving()).
+    if (inflight_credits_ >= cmask_) {
+      if (cmask_ < cmax_) {
+        grow_credits();
+      } else if (inflight_credits_ > cmask_) {  // more credits than buffer slots: flow control broken
+        ++dropped_credits_;
+        return;
+      }
     }
     cring()[(chead_ + inflight_credits_) & cmask_] = c;
     if (inflight_credits_++ == 0) up_->credit_ports_ |= up_bit();
+  }
+  // The credit ring has one free slot left and is smaller than the most it may have to
+  // hold: doubles it, keeping each credit (and the one applied last, for
+  // credit_arriving()) at its index chead_ + i under the new mask.
+  [[gnu::cold, gnu::noinline]] void grow_credits() {
+    const uint32_t mask = 2u * cmask_ + 1;
+    std::vector<Credit> ring(mask + 1);
+    const Credit* old = cring();
+    for (uint32_t i = chead_ ? chead_ - 1 : 0; i != chead_ + inflight_credits_; ++i) ring[i & mask] = old[i & cmask_];
+    credits_.swap(ring);
+    cmask_ = (uint16_t)mask;
   }
   // Every credit has been applied: the next one is written to slot 0 again, which
   // shares the control line. The tracer's credit_arriving() needs the credit
@@ -327,6 +348,7 @@ class Link : public sc_core::sc_module {
   // Storage of rings too large to be inline, and rarely used state.
   alignas(64) std::vector<Slot> flits_;
   std::vector<Credit> credits_;
+  uint16_t cmax_ = 0;  // the credit ring's largest mask (grow_credits())
   uint64_t dropped_flits_ = 0, dropped_credits_ = 0;
   uint64_t dropped_dead_dst_ = 0;
   const std::vector<char>* dead_chips_ = nullptr;

@@ -40,6 +40,7 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
       entries_((size_t)ports_ * cfg.vcs * cfg.buf),
       va_out_ptr_(ports_ * cfg.vcs, 0) {
   static_assert(sizeof(InVc) == 64, "InVc is laid out to fill one cache line");
+  for (InVc& q : in_) q.cap = (uint16_t)std::max(1, std::min(buf_, first_ring_slots));
   csr.register_b_transport(this, &Router::csr_access);
   clk.add(this);
 }
@@ -133,7 +134,7 @@ void Router::receive_flits(Cycle now) {
     bool fine = f.vc < vcs_;
     if (fine) {
       const InVc& q = ivc(p, f.vc);
-      if (q.count == buf_) fine = false;
+      if (q.count == q.cap) fine = false;
       else if (f.head()) fine = !q.open && f.seq == 0 && table_.lookup(f.dst).port != kNoRoute;
       else fine = q.open && f.src == q.open_src && f.packet == q.open_packet && f.seq == q.open_seq + 1;
     }
@@ -152,7 +153,7 @@ void Router::receive_flits(Cycle now) {
     }
     occ_update(q, now);
     int slot = q.head + q.count;
-    if (slot >= buf_) slot -= buf_;
+    if (slot >= q.cap) slot -= q.cap;
     Entry& e = entries_[slot_base(q) + slot];
     e.flit = f;
     q.back_ready = now + reg_rc_;
@@ -182,6 +183,7 @@ bool Router::admit_slow(int p, const Flit& f, Cycle now) {
               std::to_string(f.vc));
     return false;  // no slot: the flit is lost (flow control was broken upstream)
   }
+  if (q.count == q.cap) grow(q);
   if (f.head()) {
     if (q.open) { violation("head flit interleaved into an open packet"); ok = false; }
     if (f.seq != 0) { violation("head flit with seq != 0"); ok = false; }
@@ -206,6 +208,20 @@ bool Router::admit_slow(int p, const Flit& f, Cycle now) {
     return false;
   }
   return true;
+}
+
+void Router::grow(InVc& q) {
+  const int cap = q.cap, next = std::min(2 * cap, buf_);
+  Entry* r = &entries_[slot_base(q)];
+  // The flits are r[head..cap) then r[0..head). Either the wrapped part moves up to
+  // r[cap..cap+head) (room for it), or the first part moves to the end of the new ring.
+  if (cap + q.head <= next) {
+    for (int i = 0; i < q.head; ++i) r[cap + i] = r[i];
+  } else {
+    for (int i = cap - 1; i >= q.head; --i) r[i + next - cap] = r[i];
+    q.head = (uint16_t)(q.head + next - cap);
+  }
+  q.cap = (uint16_t)next;
 }
 
 // Separable input-first VC allocation. Stage 1: each idle input VC whose front head flit
@@ -301,7 +317,7 @@ void Router::switch_allocate(Cycle now) {
     InVc& q = ivc(p, v);
     Flit f = front(q).flit;
     occ_update(q, now);
-    q.head = (uint16_t)next_mod(q.head, buf_);
+    q.head = (uint16_t)next_mod(q.head, q.cap);
     --q.count;
     --buffered_;
     in_link_[p]->send_credit(v, now);
@@ -394,7 +410,7 @@ std::string Router::describe_stuck() const {
     for (int v = 0; v < vcs_; ++v) {
       const InVc& q = ivc(p, v);
       if (!q.count) continue;
-      const Entry& e = entries_[(p * vcs_ + v) * buf_ + q.head];
+      const Entry& e = entries_[slot_base(q) + q.head];
       s << "  router " << id_ << " input " << port_name((Port)p) << " vc " << v << ": "
         << q.count << " flit(s), front packet " << e.flit.src << "#" << e.flit.packet
         << " -> " << e.flit.dst << " seq " << e.flit.seq;

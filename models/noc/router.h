@@ -19,6 +19,7 @@
 
 #include "models/config.h"
 #include "models/noc/clock.h"
+#include "models/noc/lazy_array.h"
 #include "models/noc/link.h"
 #include "models/noc/router_base.h"
 #include "models/route_table.h"
@@ -57,6 +58,11 @@ class Router final : public RouterBase {
   // Side-effect free; the tracer samples them after the router has evaluated a cycle.
   int vcs() const { return vcs_; }
   int buf() const { return buf_; }
+  // A VC ring's first size (InVc::cap): 8 slots (256 bytes, four cache lines); buffers of
+  // at most 8 flits (the default) never grow. A test seam, read by the constructor only:
+  // tests set it to the buffer depth (rings that never grow) and require the same
+  // results byte for byte.
+  static inline int first_ring_slots = 8;
   const Link* in_link(Port p) const { return in_link_[p]; }
   const Link* out_link(Port p) const { return out_link_[p]; }
   // Input VC (p, v): ACTIVE (holds an output VC), flits buffered, and the output port
@@ -96,7 +102,12 @@ class Router final : public RouterBase {
   };
   enum VcState : uint8_t { kIdle = 0, kActive = 1 };
   // One cache line (the fields are ordered to fill it exactly).
-  // Its slots in entries_ start at (index of the VC in in_) x buf_ (slot_base()).
+  // Its slots in entries_ start at (index of the VC in in_) x buf_ (slot_base()). The
+  // ring uses the first `cap` of them: it starts at min(buf_, first_ring_slots) slots and
+  // doubles (up to buf_) when a flit arrives to a full ring (grow()). A VC whose
+  // occupancy stays low, as most do when buffers are sized for a long link's credit
+  // round trip, keeps its flits in a few cache lines and never touches the rest of its
+  // slots, so the pages behind them are never allocated (entries_ is LazyArray).
   struct alignas(64) InVc {
     uint16_t head = 0, count = 0;  // ring buffer position inside entries_
     VcState state = kIdle;
@@ -106,6 +117,7 @@ class Router final : public RouterBase {
     uint16_t open_seq = 0;         // monitor: seq of the last flit of the open packet
     // Monitors: the packet whose flits are being written into this VC.
     bool open = false;
+    uint16_t cap = 0;              // ring size in use, <= buf_ (set by the constructor)
     ChipId open_src = 0;
     uint32_t open_packet = 0;
     Cycle sa_ready = kNever;       // first cycle the packet may bid for the switch (kNever: IDLE)
@@ -133,6 +145,9 @@ class Router final : public RouterBase {
   void receive_flits(Cycle now);
   // Rare paths kept out of line, so the per-flit loops keep their registers.
   [[gnu::cold, gnu::noinline]] bool admit_slow(int p, const Flit& f, Cycle now);
+  // q's ring is full and smaller than buf_: doubles it (at most to buf_), keeping the
+  // flits in order from q.head.
+  [[gnu::cold, gnu::noinline]] void grow(InVc& q);
   [[gnu::cold, gnu::noinline]] void bad_credit(int p, int v);
   void vc_allocate(Cycle now);
   void switch_allocate(Cycle now);
@@ -149,7 +164,6 @@ class Router final : public RouterBase {
   const InVc& ivc(int p, int v) const { return in_[p * vcs_ + v]; }
   OutVc& ovc(int p, int v) { return out_[p * vcs_ + v]; }
   const OutVc& ovc(int p, int v) const { return out_[p * vcs_ + v]; }
-  Entry& front(int p, int v) { return entries_[(p * vcs_ + v) * buf_ + ivc(p, v).head]; }
   Entry& front(const InVc& q) { return entries_[slot_base(q) + q.head]; }
   // The cycle the front flit of q may first take part in allocation, as far as any
   // comparison with the current or a later cycle can tell: exact when it is the newest
@@ -204,7 +218,7 @@ class Router final : public RouterBase {
   Link* out_link_[kMaxPorts] = {};
   std::vector<InVc> in_;          // [port][vc]
   std::vector<OutVc> out_;        // [port][vc]
-  std::vector<Entry> entries_;    // [port][vc][slot]
+  LazyArray<Entry> entries_;      // [port][vc][slot]: buf_ slots reserved per VC
   RouteTable table_;
   std::vector<uint8_t> va_out_ptr_;    // [port][vc]: VA stage 2 (over input VCs)
   uint32_t failed_outs_ = 0;           // output ports whose link failed

@@ -193,8 +193,8 @@ TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
 
 // An allreduce too big for --mem-limit is refused from its whole estimate (network,
 // schedule, verified data) before anything is built: at 64x64, 2d at 64 KiB needs about
-// 722 MiB, 406 MiB of it the schedule's 4.3 M transfers. Both a limit below the network
-// alone (200 MiB, which used to be refused from the network's 280 MiB, a partial
+// 613 MiB, 325 MiB of it the schedule's 4.3 M transfers. Both a limit below the network
+// alone (200 MiB, which used to be refused from the network's 252 MiB, a partial
 // estimate) and one above it (300 MiB, refused only after building the route tables and
 // the schedule, at 467 MiB resident) get the same whole estimate, at a peak RSS far
 // below the limit.
@@ -209,7 +209,7 @@ TEST(Errors, AllreduceMemoryRefusalComesFirstWithTheWholeEstimate) {
     ASSERT_EQ(wait4(pid, &st, 0, &ru), pid);
     const std::string err = slurp(tmpdir() + "/mem.err");
     EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2) << limit << ": " << err;
-    EXPECT_NE(err.find("this run needs about 641 MiB"), std::string::npos) << limit << ": " << err;
+    EXPECT_NE(err.find("this run needs about 613 MiB"), std::string::npos) << limit << ": " << err;
     EXPECT_NE(err.find("collective schedule 325 MiB"), std::string::npos) << limit << ": " << err;
     // Far below both the limit and the 467 MiB the old order reached; 150 MiB leaves room
     // for a sanitizer build's shadow memory (about 93 MiB at start-up).
@@ -218,15 +218,15 @@ TEST(Errors, AllreduceMemoryRefusalComesFirstWithTheWholeEstimate) {
 }
 
 // latency-sweep runs --jobs points at once, each a process with its own network: when
-// that many exceed --mem-limit it runs as many as fit (here 2 of 4, at about 17 MiB a
-// point under 40 MiB), says so, and gives the same points as an unlimited run.
+// that many exceed --mem-limit it runs as many as fit (here 2 of 4, at about 13 MiB a
+// point under 30 MiB), says so, and gives the same points as an unlimited run.
 TEST(Errors, LatencySweepRunsOnlyAsManyPointsAsFitTheMemoryLimit) {
   const std::string base = "latency-sweep --mesh 8x8 --warmup 50 --cycles 300 --rates 0.05:0.2:0.05 --jobs 4 -q --json ";
   const std::string lim = tmpdir() + "/ls_lim.json", free = tmpdir() + "/ls_free.json";
-  const Outcome l = run(base + lim + " --mem-limit 40MiB");
+  const Outcome l = run(base + lim + " --mem-limit 30MiB");
   ASSERT_EQ(l.code, 0) << l.err;
-  EXPECT_NE(l.err.find("note: running 2 point(s) at once, not 4: 4 would need about 69 MiB (17 MiB each), "
-                       "more than --mem-limit 40 MiB"),
+  EXPECT_NE(l.err.find("note: running 2 point(s) at once, not 4: 4 would need about 53 MiB (13 MiB each), "
+                       "more than --mem-limit 30 MiB"),
             std::string::npos)
       << l.err;
   const Outcome f = run(base + free + " --mem-limit 1GiB");
