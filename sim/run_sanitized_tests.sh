@@ -40,8 +40,8 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$log_dir/ubsan
 
 cd build-asan
 rc=0
-# Left out: stress.exhaustive_holes (864 8x8 and 16x16 simulations, a quarter of them
-# in CI's normal suite; the default suite simulates every single-board hole and the awkward shapes) and
+# Left out: stress.exhaustive_holes (864 8x8 and 16x16 simulations, a fixed quarter of
+# them in CI's normal suite; the default suite simulates every single-board hole and the awkward shapes) and
 # the slurm label (Slurm daemons and job plumbing; the sweep code it runs is the local
 # backend's, which the sweep tests run).
 # The quick form also leaves out the stress, cosim-long and bench labels, rtl.lint

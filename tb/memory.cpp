@@ -57,8 +57,8 @@ MemoryEstimate estimate_network_memory(const NetworkConfig& n) {
   MemoryEstimate e;
   // A VC's ring starts at 8 slots and grows only when it fills (models/noc/router.h), and
   // its deeper slots are never touched until then: a buffer sized for a long link's credit
-  // round trip costs what it holds. Charged: the first ring of every VC. (Congestion that
-  // fills deep buffers costs up to buf slots per VC; the page-level tests run below it.)
+  // round trip costs what it holds. Charged: the first ring of every VC. (A run whose
+  // deep buffers fill, under congestion, holds up to buf slots per VC: more than this.)
   const double ring = std::min(n.buf, 8);
   e.parts.push_back({"router buffers", clamp(chips * ports * n.vcs * ring * kPerBufferSlot)});
   // Links longer than the inline rings (flit latency above 6, more than 63 credits in
