@@ -8,8 +8,12 @@
 // the transfers that still matter for it:
 //   writers  the earlier transfers into the segment a later reader must wait for. A copy
 //            replaces them all (it was itself made to wait for them, so waiting for the
-//            copy implies the rest); a reduce replaces the copies (it waits for those)
-//            and joins the reduces already there (reduces do not wait for each other).
+//            copy implies the rest); a reduce joins them. The copy stays: a second reduce
+//            after it must wait for it too, and waiting for the first reduce would not
+//            do, since reduces do not wait for each other. (Until 2026-12-03 a reduce
+//            dropped the copy, so copy, reduce, reduce into one range let the second
+//            reduce land before the copy, which then overwrote it. No algorithm's
+//            schedule has that pattern; resume's continuations do.)
 //   readers  the earlier transfers out of the segment a later write must wait for
 //            (write-after-read). A copy clears them (it waited for them, and any later
 //            write waits for the copy); a reduce does not, since a later reduce does not
@@ -139,11 +143,7 @@ Schedule ScheduleBuilder::finish() {
             g.writers.assign(1, i);
             g.readers.clear();
           } else {
-            auto& ws = g.writers;
-            ws.erase(std::remove_if(ws.begin(), ws.end(),
-                                    [&](uint32_t w) { return !s_.xfers[w].reduce; }),
-                     ws.end());
-            ws.push_back(i);
+            g.writers.push_back(i);
           }
         }
       }

@@ -128,6 +128,23 @@ TEST(CollectiveDeps, ReduceAfterReduceCommutesCopyDoesNot) {
   for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(send_deps(s, i), V{}) << i;
 }
 
+// Copy, then two reduces into the same range: the second reduce does not wait for the
+// first (they commute), so it must wait for the copy itself, or it could land before the
+// copy and be overwritten. Random orders then give the list order's result.
+TEST(CollectiveDeps, EveryReduceAfterACopyWaitsForIt) {
+  ScheduleBuilder b(4, 4);
+  for (ChipId c = 0; c < 4; ++c) b.set_participant(c, true);
+  const int ph = b.phase("p");
+  b.add(0, 1, 0, 4, false, ph);  // 0: copy into chip 1
+  b.add(2, 1, 0, 4, true, ph);   // 1: reduce into chip 1
+  b.add(3, 1, 0, 4, true, ph);   // 2: reduce into chip 1: after 0, not after 1
+  b.add(1, 0, 0, 4, true, ph);   // 3: chip 1's sum out
+  const Schedule s = b.finish();
+  EXPECT_EQ(apply_deps(s, 1), V{0});
+  EXPECT_EQ(apply_deps(s, 2), V{0});
+  EXPECT_EQ(send_deps(s, 3), (V{0, 1, 2}));
+}
+
 TEST(CollectiveDeps, WriteAfterReadWaitsForTheRead) {
   ScheduleBuilder b(3, 8);
   const int ph = b.phase("p");
