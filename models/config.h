@@ -156,6 +156,11 @@ struct RecoveryConfig {
   Cycle max_drain = 100000;  // drain: flush at the latest after this many cycles
   Cycle write_cycles = 1; // cycles per route-table register write (routers in parallel)
   coll::Algo restart_algo = coll::Algo::FT2D;  // the collective restarted on the live set
+  // restart: every live chip restores its whole gradient and the new collective runs from
+  // the start; resume: the transfers of the new collective that the aborted one already
+  // did on the same data count as done and only contaminated ranges are restored
+  // (models/collective/resume.h, docs/faults.md "Resume").
+  enum class Mode { Restart, Resume } mode = Mode::Resume;
 };
 
 struct Config {

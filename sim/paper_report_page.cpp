@@ -399,8 +399,8 @@ void Report::write_observations() {
 namespace {
 
 // The interrupted allreduce's time split along its timeline (cycles from the run's JSON):
-// the work thrown away (start to fault), detection, recovery (drain, flush, table writes)
-// and the rerun (restart to complete). Not ok when an event is missing.
+// the work before the fault (start to fault), detection, recovery (drain, flush, table
+// writes) and the rerun (restart to complete). Not ok when an event is missing.
 struct MidSplit {
   bool ok = false;
   double lost = 0, detect = 0, recover = 0, rerun = 0;  // us
@@ -450,9 +450,11 @@ void Report::write_mid() {
   md << "Run with `--fail-at` at " << fmt(o.fail_at_frac, 2) << " of the fault-free time of the same "
      << "algorithm and size, the centre board failing. A failure happens once, in one step: it is a cost per "
      << "event, not a slowdown of every step (the steps after it run with the hole, the `board_centre` rows). "
-     << "The interrupted allreduce's time, split along its timeline: the work thrown away (start to the fault), "
-     << "detection, recovery (drain, flush, route tables) and the rerun on the live chips (restore and the whole "
-     << "allreduce again); extra = its time minus the fault-free time of the same algorithm and size.\n\n"
+     << "The interrupted allreduce's time, split along its timeline: the work before the fault (start to the "
+     << "fault), detection, recovery (drain, flush, route tables) and the rerun on the live chips (`--recovery "
+     << "resume`: what of the earlier work the new collective repeats on the same data is kept, the "
+     << "contaminated ranges are restored and the rest runs; docs/faults.md \"Resume\"); extra = its time minus "
+     << "the fault-free time of the same algorithm and size.\n\n"
      << "| machine | algo | bytes | lost us | detection us | recovery us | rerun us | total us | fault-free us | extra us |\n"
      << "|---|---|---|---|---|---|---|---|---|---|\n";
   Json jm = Json::array();

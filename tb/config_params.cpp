@@ -74,6 +74,13 @@ bool parse_verify(const std::string& s, Verify* v) {
   else return false;
   return true;
 }
+bool parse_recovery(const std::string& s, RecoveryConfig::Mode* m) {
+  if (s == "restart") *m = RecoveryConfig::Mode::Restart;
+  else if (s == "resume") *m = RecoveryConfig::Mode::Resume;
+  else return false;
+  return true;
+}
+
 bool parse_send_order(const std::string& s, ChipConfig::SendOrder* o) {
   if (s == "schedule") *o = ChipConfig::SendOrder::Schedule;
   else if (s == "fifo") *o = ChipConfig::SendOrder::Fifo;
@@ -520,6 +527,16 @@ std::vector<Param> make_params() {
       },
       [](const Config& c) { return Json(coll::to_string(c.recovery.restart_algo)); },
       "the algorithm the collective restarts with after a failure"));
+  t.push_back(text_row(
+      "recovery", S::Recovery, kAllreduce, "recovery.mode", "restart | resume",
+      [](const std::string& s, Config* c) {
+        return choice(parse_recovery, s, &c->recovery.mode, "restart | resume");
+      },
+      [](const Config& c) {
+        return Json(c.recovery.mode == RecoveryConfig::Mode::Resume ? "resume" : "restart");
+      },
+      "after a failure: restart (every chip restores its gradient, the collective runs from the start) | resume "
+      "(keep the transfers already done on the same data, restore only contaminated ranges)"));
   // ---- Host resources: they never change a result, so results do not echo them ----
   t.push_back(with(text_row("threads", S::Network, kRuns | kRoutes, "run.threads", "auto or 1..256",
                             [](const std::string& s, Config* c) -> std::string {

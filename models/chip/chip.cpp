@@ -41,8 +41,12 @@ std::shared_ptr<CollectiveRun> CollectiveLibrary::get(const Descriptor& d) {
   p.chunk_words = (uint32_t)(d.chunk / fb);
   p.slices = d.slices;
   p.line = (coll::Line)d.line;
-  auto s = std::make_shared<const coll::Schedule>(coll::build_schedule(*faults_, p));
-  auto run = std::make_shared<CollectiveRun>(s, cfg_.net.chips(), cfg_.chip.packet_words,
+  return install(d, std::make_shared<const coll::Schedule>(coll::build_schedule(*faults_, p)));
+}
+
+std::shared_ptr<CollectiveRun> CollectiveLibrary::install(const Descriptor& d,
+                                                          std::shared_ptr<const coll::Schedule> s) {
+  auto run = std::make_shared<CollectiveRun>(std::move(s), cfg_.net.chips(), cfg_.chip.packet_words,
                                             ++built_);
   runs_[d] = run;
   return run;

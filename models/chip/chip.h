@@ -44,6 +44,9 @@ class CollectiveLibrary {
       : cfg_(cfg), faults_(std::move(faults)) {}
   // Throws ConfigError when the algorithm cannot run on this fault set.
   std::shared_ptr<CollectiveRun> get(const Descriptor& d);
+  // A resumed collective: what START with descriptor `d` runs from now on is schedule
+  // `s` (the continuation, models/collective/resume.h), with its own run id.
+  std::shared_ptr<CollectiveRun> install(const Descriptor& d, std::shared_ptr<const coll::Schedule> s);
   const FaultSet& faults() const { return *faults_; }
   // After a failure: the runtime learns the new fault set (fault controller).
   void set_faults(std::shared_ptr<const FaultSet> f) { faults_ = std::move(f); }

@@ -131,9 +131,16 @@ void CollectiveEngine::start(std::shared_ptr<CollectiveRun> run, uint64_t buf, C
   for (uint32_t i = r.out_off[id_]; i < r.out_off[id_ + 1]; ++i)
     tx_packets_left_ += r.packets_of(r.out_idx[i]);
   rx_xfers_left_ = r.in_count[id_];
-  if (restore) {  // timing only: the testbench restores the words themselves
-    const uint32_t n = r.schedule().words;
-    t = hbm_access(tlm::TLM_IGNORE_COMMAND, 0, 2 * n, nullptr, t);
+  // Timing only: the testbench restores the words themselves. A resumed run restores
+  // the plan's ranges (one HBM read and write of each), a restart the whole buffer.
+  uint64_t n = 0;
+  if (r.resumed()) {
+    for (const auto& range : r.restore_of(id_)) n += range.second;
+  } else if (restore) {
+    n = r.schedule().words;
+  }
+  if (n) {
+    t = hbm_access(tlm::TLM_IGNORE_COMMAND, 0, (uint32_t)(2 * n), nullptr, t);
     last_ = t;
   }
   for (uint32_t i = r.out_off[id_]; i < r.out_off[id_ + 1]; ++i) {

@@ -51,6 +51,16 @@ class CollectiveRun {
     return (int)((s_->xfers[x].len + packet_words_ - 1) / packet_words_);
   }
   int packet_words() const { return packet_words_; }
+  // A resumed collective (models/collective/resume.h): the run is the continuation, and
+  // each chip restores only these ranges (per chip, [first, first + len) words) instead
+  // of its whole buffer. Set before the start.
+  void set_restore(std::vector<std::vector<std::pair<uint32_t, uint32_t>>> r) {
+    restore_ = std::move(r);
+    resumed_ = true;
+  }
+  bool resumed() const { return resumed_; }
+  const std::vector<std::pair<uint32_t, uint32_t>>& restore_of(ChipId c) const { return restore_[c]; }
+  const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& restore() const { return restore_; }
 
   std::vector<uint32_t> send_left, apply_left;  // unmet dependencies per transfer
   std::vector<uint32_t> tx_left, rx_left;       // packets not yet injected / applied
@@ -74,6 +84,8 @@ class CollectiveRun {
 
  private:
   std::shared_ptr<const coll::Schedule> s_;
+  bool resumed_ = false;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> restore_;
   int packet_words_;
   uint32_t id_;
 };

@@ -2,9 +2,11 @@
 #include "models/chip/host.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "models/collective/algorithms.h"
+#include "models/collective/resume.h"
 #include "models/routing/walk.h"
 
 namespace fm {
@@ -79,15 +81,64 @@ void Host::abort_all() {
     if (chips_[c] && !faults_->chip_dead((ChipId)c) && !chips_[c]->engine().completed()) write(c, regs::kCtrl, 2);
 }
 
-void Host::restart(std::shared_ptr<const FaultSet> f) {
+std::string Host::restart(std::shared_ptr<const FaultSet> f) {
+  const std::shared_ptr<CollectiveRun> old = run_;
   faults_ = std::move(f);
   lib_.set_faults(faults_);
-  if (!prepare(true, "the restart algorithm")) return;
+  if (!prepare(true, "the restart algorithm")) return "";
+  std::string how;
+  if (cfg_.recovery.mode == RecoveryConfig::Mode::Resume && old && old != run_) {
+    // Resume: from what the aborted runs applied, transfer by transfer, the plan makes
+    // the new collective a continuation of them and says which ranges each chip restores
+    // (models/collective/resume.h). A transfer with some but not all packets applied
+    // counts as in part. A refused plan falls back to a restart.
+    std::vector<coll::Applied> applied(old->schedule().xfers.size());
+    for (uint32_t x = 0; x < applied.size(); ++x) {
+      const uint32_t left = old->rx_left[x];
+      applied[x] = left == 0 ? coll::Applied::Full
+                   : left < (uint32_t)old->packets_of(x) ? coll::Applied::Part
+                                                          : coll::Applied::None;
+    }
+    // The buffers hold what every run since the last start from the inputs left.
+    aborted_runs_.push_back({old, std::move(applied)});
+    std::vector<coll::AbortedRun> history;
+    for (const Aborted& a : aborted_runs_) {
+      coll::AbortedRun h;
+      h.schedule = &a.run->schedule();
+      h.applied = a.applied;
+      h.from_inputs = !a.run->resumed();
+      h.restored = a.run->resumed() ? &a.run->restore() : nullptr;
+      history.push_back(std::move(h));
+    }
+    const Topology2D& t = faults_->topology();
+    coll::ResumePlan p = coll::plan_resume(history, run_->schedule(),
+                                           [&t](ChipId a, ChipId b) { return t.distance(a, b); });
+    if (p.ok) {
+      auto of = [](uint64_t a, uint64_t b) {
+        return std::to_string(b ? (int)std::lround(100.0 * (double)a / (double)b) : 0) + " %";
+      };
+      how = "; resumed: runs " + of(p.run_words, p.next_words) + " of the new collective's words (" +
+            of(p.copy_words, p.next_words) +
+            " as copies of results the aborted run left on other chips), restores " +
+            std::to_string(p.restore_words) + " words on " + std::to_string(p.restore_chips) +
+            " chips; the aborted run had applied " + std::to_string(p.old_applied_words) + " words into live chips, " +
+            of(p.old_clean_words, p.old_applied_words) + " of them free of dead chips' data";
+      run_ = lib_.install(d_, std::make_shared<const coll::Schedule>(std::move(p.schedule)));
+      run_->set_restore(std::move(p.restore));
+    } else {
+      how = "; no resume (" + p.why + "): restarted from the inputs";
+      aborted_runs_.clear();
+    }
+  } else {
+    aborted_runs_.clear();  // a restart: every participant starts from its inputs
+  }
   // The aborted run changed the buffers in place: every participant starts again from
-  // its gradient (the chips charge the copy from the input buffer; see docs/faults.md).
+  // its gradient, or with a resume from what the plan keeps (the chips charge the copy
+  // from the input buffer; see docs/faults.md).
   restore_words();
   aborted_ = false;
   launch();
+  return how;
 }
 
 void Host::set_faults(std::shared_ptr<const FaultSet> f) {
@@ -108,6 +159,12 @@ void Host::restore_words() {
   for (size_t c = 0; c < chips_.size(); ++c) {
     if (!chips_[c] || !s.participant[c]) continue;
     std::vector<uint64_t>& w = chips_[c]->hbm().words();
+    if (run_->resumed()) {
+      w.resize(std::max<size_t>(w.size(), s.words), 0);
+      for (const auto& [o, n] : run_->restore_of((ChipId)c))
+        for (uint32_t i = o; i < o + n; ++i) w[i] = coll::initial_word((ChipId)c, i);
+      continue;
+    }
     w.assign(s.words, 0);
     for (uint32_t i = 0; i < s.words; ++i) w[i] = coll::initial_word((ChipId)c, i);
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/chip/chip.h"
+#include "models/collective/resume.h"
 #include "models/config.h"
 #include "models/fault/fault_controller.h"
 #include "models/noc/fault_set.h"
@@ -44,12 +45,13 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   Cycle phase_started(const std::string& key) const override;
   bool touched_by(const FaultSet& f) const override;
   void abort_all() override;
-  void restart(std::shared_ptr<const FaultSet> f) override;
+  std::string restart(std::shared_ptr<const FaultSet> f) override;
   bool collective_started() const override { return launched_; }
   void hold_start(bool on) override { held_ = on; }
   void set_faults(std::shared_ptr<const FaultSet> f) override;
   void give_up(const std::string& why) override;
-  // Verify mode: each participant's buffer holds its own gradient words again.
+  // Verify mode: each participant's buffer holds its own gradient words again (with a
+  // resumed run, only in the ranges its plan restores).
   void restore_words();
 
  private:
@@ -73,6 +75,13 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   std::shared_ptr<CollectiveRun> run_;
   Descriptor d_;
   std::vector<int> sock_of_;  // chip id -> socket index (-1: dead before the run)
+  // Resume: the runs aborted since the buffers last held the inputs, oldest first, each
+  // with what of it was applied (the next plan replays them: models/collective/resume.h).
+  struct Aborted {
+    std::shared_ptr<CollectiveRun> run;
+    std::vector<coll::Applied> applied;
+  };
+  std::vector<Aborted> aborted_runs_;
   bool finished_ = false, aborted_ = false, launched_ = false, held_ = false, rerouted_ = false;
   std::string error_;
 };

@@ -3,8 +3,10 @@
 // (models/collective/schedule.h) independently of the network model.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 
+#include "models/collective/resume.h"
 #include "models/collective/schedule.h"
 
 namespace fm::coll {
@@ -19,5 +21,17 @@ namespace fm::coll {
 // sum (mod 2^64) over the participants, else one line naming the first bad chip and
 // word, or the stuck events when the dependencies deadlock.
 std::string execute_reference(const Schedule& s, uint64_t seed_or_0_for_list_order);
+
+// An aborted and resumed collective on data (models/collective/resume.h): runs `old` in
+// the random dependency-respecting order of `seed` until a fraction `stop` of its events
+// have happened; a transfer in flight then lands in part with probability 1/2 (an abort
+// between two of its packets). The chips `next` leaves out lose their buffers; the plan
+// of plan_resume (after `tamper`, a test's way to break it) says which ranges the live
+// ones restore, and its continuation runs in random dependency-respecting order. Returns
+// "" when every participant of `next` ends with the exact sum over the participants of
+// `next` (a refused plan returns its reason); the plan goes to `plan_out`.
+std::string execute_resumed_reference(const Schedule& old, const Schedule& next, uint64_t seed,
+                                      double stop, ResumePlan* plan_out = nullptr,
+                                      const std::function<void(ResumePlan&)>& tamper = {});
 
 }  // namespace fm::coll

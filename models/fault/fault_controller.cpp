@@ -278,9 +278,9 @@ void FaultController::recover() {
       if (detected_ != upto) continue;  // detected during this round: include it first
       handled_ = (int)upto;
       ++restarts_;
+      const std::string how = host_.restart(f);
       log(EventKind::Restart, std::string("restart: ") + coll::to_string(cfg_.recovery.restart_algo) + " on " +
-          std::to_string(f->live_chips()) + " live chips");
-      host_.restart(f);
+          std::to_string(f->live_chips()) + " live chips" + how);
       aborted = false;
       drops_seen = drops().total();
     }

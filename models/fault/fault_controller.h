@@ -48,7 +48,9 @@ class RecoveryHost {
   // Abort the running collective on every live chip (now).
   virtual void abort_all() = 0;
   // Restart the collective on the live chips of `f` (routes are reprogrammed).
-  virtual void restart(std::shared_ptr<const FaultSet> f) = 0;
+  // Returns how it restarted, for the timeline ("" for a plain restart; with
+  // --recovery resume what was kept and what is restored).
+  virtual std::string restart(std::shared_ptr<const FaultSet> f) = 0;
   // Whether the collective has been started (false during the compute phase before it).
   virtual bool collective_started() const = 0;
   // Before the start: hold it (on) while the tables are rebuilt, and let it go (off).
