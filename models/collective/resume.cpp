@@ -127,6 +127,10 @@ ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& n
     }
   }
 
+  uint64_t live_sum = 0;  // what every live segment holds at the end
+  for (size_t c = 0; c < N; ++c)
+    if (live(c)) live_sum += chip_number((ChipId)c);
+
   // The new schedule from the inputs: what each of its writes leaves in each segment it
   // covers (entries eoff[x] .. eoff[x+1] of transfer x, one per segment).
   const size_t nx = next.xfers.size();
@@ -150,19 +154,13 @@ ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& n
         post[e] = E[d];
       }
     }
-    uint64_t sum = 0;
-    for (size_t c = 0; c < N; ++c)
-      if (live(c)) sum += chip_number((ChipId)c);
     for (size_t c = 0; c < N; ++c)
       for (size_t s = 0; live(c) && s < m; ++s)
-        if (E[at(c, s)] != sum) {
+        if (E[at(c, s)] != live_sum) {
           p.why = "the new schedule does not end in the sum over its participants";
           return p;
         }
   }
-  uint64_t live_sum = 0;
-  for (size_t c = 0; c < N; ++c)
-    if (live(c)) live_sum += chip_number((ChipId)c);
 
   std::vector<char> banned(entries, 0), forced(N * m, 0), restored;
   std::vector<uint32_t> tr(entries);
