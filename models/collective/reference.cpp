@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -161,18 +162,32 @@ std::string execute_reference(const Schedule& s, uint64_t seed) {
   return check_sums(s, buf);
 }
 
-std::string execute_resumed_reference(const Schedule& old, const Schedule& next, uint64_t seed,
-                                      double stop, ResumePlan* plan_out,
-                                      const std::function<void(ResumePlan&)>& tamper) {
-  if (std::string e = check_participants(old); !e.empty()) return "old: " + e;
-  if (std::string e = check_participants(next); !e.empty()) return "next: " + e;
-  Buffers buf = initial_buffers(old);
-  buf.resize(std::max(buf.size(), next.participant.size()));
-  std::vector<Applied> applied(old.xfers.size(), Applied::None);
-  {
-    RandomEvents ev(old, seed);
-    if (!ev.error().empty()) return "old: " + ev.error();
-    const size_t stop_at = (size_t)(stop * (double)ev.total());
+std::string execute_chained_reference(const std::vector<const Schedule*>& runs,
+                                     const std::vector<double>& stops, uint64_t seed,
+                                     ResumePlan* plan_out,
+                                     const std::function<void(ResumePlan&)>& tamper) {
+  if (runs.size() < 2 || stops.size() + 1 != runs.size())
+    throw std::invalid_argument("execute_chained_reference: runs = stops + 1, at least two");
+  for (const Schedule* s : runs)
+    if (std::string e = check_participants(*s); !e.empty()) return e;
+  Buffers buf = initial_buffers(*runs[0]);
+  // What runs: the first collective, then each continuation. The history keeps every
+  // aborted one with what of it was applied and the ranges restored before it.
+  std::vector<std::unique_ptr<ResumePlan>> plans;
+  std::vector<AbortedRun> history;
+  const Schedule* running = runs[0];
+  for (size_t k = 0; k + 1 < runs.size(); ++k) {
+    const Schedule& old = *running;
+    const Schedule& next = *runs[k + 1];
+    buf.resize(std::max(buf.size(), next.participant.size()));
+    AbortedRun h;
+    h.schedule = &old;
+    h.applied.assign(old.xfers.size(), Applied::None);
+    h.from_inputs = k == 0;
+    h.restored = k == 0 ? nullptr : &plans.back()->restore;
+    RandomEvents ev(old, seed + k);
+    if (!ev.error().empty()) return "run " + std::to_string(k) + ": " + ev.error();
+    const size_t stop_at = (size_t)(stops[k] * (double)ev.total());
     while (ev.done() < stop_at && ev.step(buf)) {
     }
     // A transfer in flight at the abort lands in part with probability 1/2 (an abort
@@ -180,42 +195,50 @@ std::string execute_resumed_reference(const Schedule& old, const Schedule& next,
     for (uint32_t i = 0; i < old.xfers.size(); ++i) {
       const std::vector<uint64_t>* d = ev.in_flight(i);
       if (!d || old.xfers[i].len < 2 || ev.rng()() % 2) continue;
-      Xfer part = old.xfers[i];
-      const uint32_t n = 1 + (uint32_t)(ev.rng()() % (part.len - 1));
-      apply_data(buf, part, d->data(), n);
-      applied[i] = Applied::Part;
+      const uint32_t n = 1 + (uint32_t)(ev.rng()() % (old.xfers[i].len - 1));
+      apply_data(buf, old.xfers[i], d->data(), n);
+      h.applied[i] = Applied::Part;
     }
     for (uint32_t i = 0; i < old.xfers.size(); ++i)
-      if (ev.applied(i)) applied[i] = Applied::Full;
-  }
-  ResumePlan plan = plan_resume(old, applied, next);
-  if (!plan.ok) return "plan refused: " + plan.why;
-  if (tamper) tamper(plan);
-  // The dead chips' buffers are gone; the live ones restore what the plan says.
-  for (size_t c = 0; c < buf.size(); ++c) {
-    if (c >= next.participant.size() || !next.participant[c]) {
-      buf[c].clear();
-      continue;
+      if (ev.applied(i)) h.applied[i] = Applied::Full;
+    history.push_back(std::move(h));
+    auto plan = std::make_unique<ResumePlan>(plan_resume(history, next));
+    if (!plan->ok) return "plan " + std::to_string(k + 1) + " refused: " + plan->why;
+    const bool last = k + 2 == runs.size();
+    if (last && tamper) tamper(*plan);
+    // The dead chips' buffers are gone; the live ones restore what the plan says.
+    for (size_t c = 0; c < buf.size(); ++c) {
+      if (c >= next.participant.size() || !next.participant[c]) {
+        buf[c].clear();
+        continue;
+      }
+      if (buf[c].empty()) {  // a chip new to the collective: its own gradient
+        buf[c].resize(next.words);
+        for (uint32_t i = 0; i < next.words; ++i) buf[c][i] = initial_word((ChipId)c, i);
+      }
+      for (const auto& [o, n] : plan->restore[c])
+        for (uint32_t i = o; i < o + n; ++i) buf[c][i] = initial_word((ChipId)c, i);
     }
-    if (buf[c].empty()) {  // a chip new to the collective: its own gradient
-      buf[c].resize(next.words);
-      for (uint32_t i = 0; i < next.words; ++i) buf[c][i] = initial_word((ChipId)c, i);
-    }
-    for (const auto& [o, n] : plan.restore[c])
-      for (uint32_t i = o; i < o + n; ++i) buf[c][i] = initial_word((ChipId)c, i);
+    if (std::string e = check_participants(plan->schedule); !e.empty()) return "continuation: " + e;
+    plans.push_back(std::move(plan));
+    running = &plans.back()->schedule;
   }
-  const Schedule& cont = plan.schedule;
-  if (std::string e = check_participants(cont); !e.empty()) return "continuation: " + e;
-  RandomEvents ev(cont, seed + 1);
+  RandomEvents ev(*running, seed + runs.size());
   if (!ev.error().empty()) return "continuation: " + ev.error();
   while (ev.step(buf)) {
   }
   if (ev.done() != ev.total())
     return "continuation: dependencies deadlock: " + std::to_string(ev.total() - ev.done()) + " of " +
            std::to_string(ev.total()) + " events never became ready";
-  std::string r = check_sums(next, buf);
-  if (plan_out) *plan_out = std::move(plan);
+  std::string r = check_sums(*runs.back(), buf);
+  if (plan_out) *plan_out = std::move(*plans.back());
   return r;
+}
+
+std::string execute_resumed_reference(const Schedule& old, const Schedule& next, uint64_t seed,
+                                      double stop, ResumePlan* plan_out,
+                                      const std::function<void(ResumePlan&)>& tamper) {
+  return execute_chained_reference({&old, &next}, {stop}, seed, plan_out, tamper);
 }
 
 }  // namespace fm::coll

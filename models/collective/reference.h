@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "models/collective/resume.h"
 #include "models/collective/schedule.h"
@@ -33,5 +34,15 @@ std::string execute_reference(const Schedule& s, uint64_t seed_or_0_for_list_ord
 std::string execute_resumed_reference(const Schedule& old, const Schedule& next, uint64_t seed,
                                       double stop, ResumePlan* plan_out = nullptr,
                                       const std::function<void(ResumePlan&)>& tamper = {});
+// The same through failures that follow one another: runs[0] runs until a fraction
+// stops[0] of its events, then the continuation towards runs[1] until stops[1] of its
+// events, and so on; the last continuation runs to the end. Each plan replays every
+// aborted run since the inputs (models/collective/resume.h, AbortedRun); `tamper` and
+// `plan_out` concern the last plan. Returns "" when the participants of runs.back() end
+// with the exact sum over them.
+std::string execute_chained_reference(const std::vector<const Schedule*>& runs,
+                                     const std::vector<double>& stops, uint64_t seed,
+                                     ResumePlan* plan_out = nullptr,
+                                     const std::function<void(ResumePlan&)>& tamper = {});
 
 }  // namespace fm::coll

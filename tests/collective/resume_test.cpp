@@ -180,6 +180,24 @@ TEST(Resume, ExactSumsOn16x16) {
   EXPECT_GT(kept, 0u);
 }
 
+// Failures that follow one another: 2d aborted by a board, its continuation aborted by a
+// second board (each plan replays every run since the inputs), then by a chip. Planning
+// the second from the inputs instead of the first continuation's buffers gave wrong sums
+// in the simulator (FaultRecovery.SecondFailureDuringReconfigurationGetsItsOwnRound).
+TEST(Resume, ExactSumsThroughFailuresThatFollowOneAnother) {
+  for (bool torus : {true, false}) {
+    const NetworkConfig n = machine(8, 8, torus);
+    const Schedule s0 = schedule(n, {}, Algo::TwoD, 512, 32);
+    const Schedule s1 = schedule(n, {{1, 1}}, Algo::FT2D, 512, 32);
+    const Schedule s2 = schedule(n, {{1, 1}, {3, 2}}, Algo::FT2D, 512, 32);
+    for (double a : {0.2, 0.5, 0.8})
+      for (double b : {0.1, 0.4, 0.7}) {
+        EXPECT_EQ(execute_chained_reference({&s0, &s1, &s2}, {a, b}, 77), "")
+            << (torus ? "torus" : "mesh") << " stops " << a << " " << b;
+      }
+  }
+}
+
 // The checks can fail: a plan that keeps a contaminated piece gives wrong sums.
 TEST(Resume, KeepingAContaminatedPieceBreaksTheSum) {
   const NetworkConfig n = machine(8, 8, true);
