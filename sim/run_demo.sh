@@ -2,7 +2,7 @@
 # Quick start, part 1: install what is missing, build, and run the default scenario —
 # the mission in one go: a 2-D allreduce with verification on a 16x32 mesh (512 chips),
 # fault-free and then with a board failing in the middle of it: detection, abort,
-# reconfiguration, restart with the fault-tolerant algorithm, completion. It prints the
+# reconfiguration, resume with the fault-tolerant algorithm, completion. It prints the
 # timeline and the slowdown and writes JSON results, the run's HTML page (the mesh, the
 # hole and the link load over time, docs/view.md), link-utilization heatmaps (PNG) and
 # a small waveform around the failure. Then a short parameter sweep with its plots.
@@ -23,7 +23,7 @@ t0=$(awk -F': ' '/^  "cycles"/ {gsub(",", "", $2); print $2}' out/demo_faultfree
 t1=$(awk -F': ' '/^  "cycles"/ {gsub(",", "", $2); print $2}' out/demo_fault.json)
 echo
 echo "slowdown: $t1 / $t0 cycles = $(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.2f", a / b }')x" \
-     "(the failure, its detection, the reconfiguration and the restart on 508 chips)"
+     "(the failure, its detection, the reconfiguration and the resumed collective on 508 chips)"
 $FM plot out/demo_faultfree.json --out out/demo_plots
 $FM plot out/demo_fault.json --out out/demo_plots
 echo
