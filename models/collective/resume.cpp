@@ -259,6 +259,7 @@ ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& n
       return false;
     };
     size_t changes = 0;
+    bool stuck = false;
     for (size_t x = 0; x < nx; ++x) {
       const Xfer& xf = next.xfers[x];
       for (size_t e = eoff[x], s = sfirst[x]; e < eoff[x + 1]; ++e, ++s) {
@@ -267,8 +268,11 @@ ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& n
         if (t == kSkip) {
           if (!need(xf.dst, d, post[e])) banned[e] = 1, ++changes;
         } else if (t == kOrig) {
-          if (!need(xf.src, r, expv[r])) forced[r] = 1, ++changes;
-          if (xf.reduce && !need(xf.dst, d, expv[d])) forced[d] = 1, ++changes;
+          // A segment restored from the start already and still not what is read, with
+          // nothing gone wrong before it in this pass: no later round can fix it
+          // (stuck: restart instead). After an earlier failure it may be a consequence.
+          if (!need(xf.src, r, expv[r])) stuck |= forced[r] && !changes, forced[r] = 1, ++changes;
+          if (xf.reduce && !need(xf.dst, d, expv[d])) stuck |= forced[d] && !changes, forced[d] = 1, ++changes;
           cur[d] = xf.reduce ? cur[d] + cur[r] : cur[r];
           cdirty[d] = xf.reduce ? (cdirty[d] | cdirty[r]) : cdirty[r];
           written[d] = 1;
@@ -282,6 +286,10 @@ ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& n
         }
         expv[d] = post[e];
       }
+    }
+    if (stuck) {
+      p.why = "a segment read at its initial value after its old contents were used";
+      return p;
     }
     consistent = changes == 0;
   }
