@@ -34,6 +34,11 @@ struct RingSpec {
   // both ways. Every link direction then carries the range exactly once (S), against
   // 2 S (1 - 1/n) for the alternate-node ring over the same path; docs/collectives.md.
   bool chain = false;
+  // A chain standing in for a two-way ring (a torus line that lost one link, beside
+  // lines that close): its ownership is cut as the ring's would be, each half [lo, mid)
+  // and [mid, hi) into the column shards, so that the phase-2 groups find the same
+  // pieces on every line (own_mid).
+  bool ring_own = false;
 };
 
 struct Own {
@@ -132,6 +137,10 @@ struct Rect {
 
 // rings.cpp
 OwnList ownership(const RingSpec& spec, uint32_t lo, uint32_t hi);
+// Where the ownership of [lo, hi) is cut in two halves, each cut into the column
+// shards: the middle for a two-way ring (one job per half) and a chain with ring_own
+// (one job over both); hi otherwise.
+uint32_t own_mid(const RingSpec& spec, uint32_t lo, uint32_t hi);
 void make_jobs(const RingSpec& spec, uint32_t lo, uint32_t hi, std::vector<Job>* jobs);
 void emit(ScheduleBuilder& b, const std::vector<Job>& jobs, bool reduce, int phase,
           uint32_t chunk);
@@ -140,6 +149,7 @@ void construct_single_ring(const FaultSet& f, const AlgoParams& p, ScheduleBuild
 
 // two_d.cpp
 RingSpec line_spec(const Frame& fr, const std::vector<ChipId>& line, bool cyclic);
+RingSpec full_line_spec(const Frame& fr, int v, int ua, int ub);
 void two_level(const Frame& fr, const std::vector<RingSpec>& specs, uint32_t lo, uint32_t hi,
                TwoLevel* out);
 std::vector<RingSpec> rect_specs(const Frame& fr, int u0, int nu, int v0, int nv);

@@ -162,9 +162,7 @@ std::vector<RingSpec> ft2d_specs(const Frame& fr) {
   std::vector<RingSpec> specs;
   for (int v = 0; v < V; ++v)
     if (band[v] < 0) {
-      std::vector<ChipId> line;
-      for (int u = 0; u < U; ++u) line.push_back(fr.chip(u, v));
-      specs.push_back(line_spec(fr, line, torus && U >= 3));
+      specs.push_back(full_line_spec(fr, v, 0, U - 1));
     }
   for (int id = 0; id < nb; ++id) {
     std::vector<int> ls = members(id);

@@ -41,11 +41,16 @@ OwnList ownership(const RingSpec& spec, uint32_t lo, uint32_t hi) {
   return out;
 }
 
+uint32_t own_mid(const RingSpec& spec, uint32_t lo, uint32_t hi) {
+  const bool halves = (spec.chain ? spec.ring_own : spec.bi) && spec.cyc.size() >= 3 && hi - lo >= 2;
+  return halves ? lo + (hi - lo) / 2 : hi;
+}
+
 // Splits a spec into its jobs over [lo, hi): one, or two opposite halves when bi.
 void make_jobs(const RingSpec& spec, uint32_t lo, uint32_t hi, std::vector<Job>* jobs) {
   if (spec.cyc.size() < 2 || hi <= lo) return;
-  const bool bi = !spec.chain && spec.bi && spec.cyc.size() >= 3 && hi - lo >= 2;
-  const uint32_t mid = bi ? lo + (hi - lo) / 2 : hi;
+  const uint32_t mid = own_mid(spec, lo, hi);
+  const bool bi = !spec.chain && mid < hi;
   for (int dir = 0; dir < (bi ? 2 : 1); ++dir) {
     Job j;
     j.chain = spec.chain;
@@ -53,8 +58,19 @@ void make_jobs(const RingSpec& spec, uint32_t lo, uint32_t hi, std::vector<Job>*
     if (dir == 1) std::reverse(j.cyc.begin(), j.cyc.end());
     std::map<ChipId, int> pos;
     for (size_t i = 0; i < j.cyc.size(); ++i) pos[j.cyc[i]] = (int)i;
-    const uint32_t a = dir == 0 ? lo : mid, b = dir == 0 ? mid : hi;
-    for (const auto& o : ownership(spec, a, b)) j.own.push_back({pos.at(o.first), o.second.first, o.second.second});
+    // A two-way ring's direction owns one half; a chain all of [lo, hi), in two
+    // halves for ring_own.
+    std::vector<std::pair<uint32_t, uint32_t>> parts;
+    if (bi) parts.push_back(dir == 0 ? std::make_pair(lo, mid) : std::make_pair(mid, hi));
+    else if (mid < hi) parts = {{lo, mid}, {mid, hi}};
+    else parts.push_back({lo, hi});
+    for (const auto& r : parts)
+      for (const auto& o : ownership(spec, r.first, r.second))
+        j.own.push_back({pos.at(o.first), o.second.first, o.second.second});
+    // A chain whose path does not start at its first column (full_line_spec) lists its
+    // shards in column order, not by position, so emit_chain_step's "farthest first"
+    // does not hold for it: sorted by position, a 16x16 torus with one dead link at
+    // 2 MiB ran 0.5 % faster with order both and 2 % slower with order xy.
     jobs->push_back(std::move(j));
   }
 }

@@ -69,6 +69,8 @@ class ScheduleBuilder {
   void add(ChipId src, ChipId dst, uint32_t offset, uint32_t len, bool reduce, int phase);
   Schedule finish();  // computes the dependency lists; the builder is spent
   uint64_t added() const { return added_; }  // transfers added so far
+  // The schedule as built so far: transfers and phase names, no dependencies yet.
+  const Schedule& pending() const { return s_; }
   bool count_only() const { return count_only_; }
   // Counts n transfers without adding them: a count-only builder's shortcut for a
   // pattern whose transfer count is known in closed form (emit's lines).

@@ -575,6 +575,99 @@ TEST(CollectiveLoad, TorusLineThatLostALinkBecomesAChain) {
   EXPECT_LE(chain.max_link_words, ring.max_link_words);
 }
 
+// A torus row that lost one link, with chain lines allowed (auto, chain): ft2d keeps it
+// among the full lines as a chain from just past the dead link instead of folding it
+// into its neighbours. Hand formulas, 6x6 torus, order xy, one slice, S a multiple of
+// 2 W H (whole shards in both halves of every two-way ring): along the broken row every
+// live link direction carries exactly S (the chain) and the dead one nothing; the other
+// rows' two-way rings S (W-1)/W; the columns, whose groups stay straight because the
+// chain's shards are owned column by column as the rings' are, S (H-1)/(W H); every
+// transfer one hop (nothing folds or detours). With --line chain every line is a chain
+// (S per direction; the intact lines leave their wraparound links idle). With --line
+// ring the broken row folds instead.
+TEST(CollectiveLoad, Ft2dTorusRowThatLostALinkRunsAsAChain) {
+  const int W = 6, H = 6;
+  const uint32_t S = 2u * W * H * 5;
+  NetworkConfig n = machine(W, H, true);
+  n.faults.links = {LinkFault{{2, 3}, kEast, true}};  // (2,3) <-> (3,3)
+  const Topology2D t(n);
+  for (Line l : {Line::Auto, Line::Chain}) {
+    AlgoParams p;
+    p.algo = Algo::FT2D;
+    p.order = Order::XY;
+    p.line = l;
+    p.words = S;
+    p.chunk_words = 7;
+    p.slices = 1;
+    check_sums(n, p);
+    const ScheduleLoad m = load_of(n, p);
+    EXPECT_EQ(m.max_hops, 1) << to_string(l);
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        const ChipId c = t.id(x, y);
+        for (Port q : {kEast, kWest}) {
+          const bool dead = y == 3 && ((x == 2 && q == kEast) || (x == 3 && q == kWest));
+          // Forced chains on the intact lines run 0..n-1 and leave the wraparound idle.
+          const bool wrap = (x == W - 1 && q == kEast) || (x == 0 && q == kWest);
+          const bool idle = dead || (l == Line::Chain && y != 3 && wrap);
+          const uint64_t want = idle ? 0 : y == 3 || l == Line::Chain ? S : (uint64_t)S * (W - 1) / W;
+          EXPECT_EQ(m.link_words[c * 4 + q], want) << to_string(l) << " chip " << x << "," << y << " port " << q;
+        }
+        for (Port q : {kNorth, kSouth}) {
+          const bool wrap = (y == H - 1 && q == kNorth) || (y == 0 && q == kSouth);
+          const uint64_t want = l == Line::Chain ? (wrap ? 0 : S / W) : (uint64_t)S * (H - 1) / (W * H);
+          EXPECT_EQ(m.link_words[c * 4 + q], want) << to_string(l) << " chip " << x << "," << y << " port " << q;
+        }
+      }
+  }
+  AlgoParams p;
+  p.algo = Algo::FT2D;
+  p.order = Order::XY;
+  p.line = Line::Ring;
+  p.words = S;
+  p.chunk_words = 7;
+  p.slices = 1;
+  const Schedule ring = build_schedule(FaultSet(n), p);
+  bool folds = false;
+  for (const std::string& ph : ring.phase_names) folds = folds || ph == "fold leaves";
+  EXPECT_TRUE(folds);
+}
+
+// Order both around faults (ft2d): the split between the xy and the yx half follows
+// each half's cost. A dead x link slows the xy half (its broken row runs as a chain
+// whose end links carry 5/6 of its reduce-scatter, against 5/12 on a closed two-way
+// ring), so the xy half gets less; worked by hand for this 6x6 torus from the busiest
+// chip pair per phase (per word of the half: xy 5/6 + 5/72 + 5/72 + 5/6, yx 5/12 +
+// 5/36 + 5/36 + 5/12): xy share 1.111 / 2.917 = 0.381. A dead y link mirrors it. A
+// fault-free machine and a board in the middle of a square torus split evenly.
+TEST(CollectiveLoad, Ft2dOrderBothSplitFollowsEachHalfsCost) {
+  const uint32_t S = 7200;
+  auto xy_words = [&](const std::vector<LinkFault>& links, const std::vector<Coord>& boards) {
+    NetworkConfig n = machine(6, 6, true);
+    n.faults.links = links;
+    n.faults.boards = boards;
+    AlgoParams p;
+    p.algo = Algo::FT2D;
+    p.order = Order::Both;
+    p.line = Line::Auto;
+    p.words = S;
+    p.chunk_words = 40;
+    p.slices = 1;
+    const Schedule s = build_schedule(FaultSet(n), p);
+    uint32_t end = 0;  // the xy half is [0, end)
+    for (const Xfer& x : s.xfers)
+      if (s.phase_names[x.phase].find("(xy half)") != std::string::npos) end = std::max(end, x.offset + x.len);
+    check_sums(n, p);
+    return end;
+  };
+  const uint32_t e = xy_words({LinkFault{{2, 3}, kEast, true}}, {});
+  EXPECT_NEAR((double)e / S, 0.381, 0.005);
+  const uint32_t nth = xy_words({LinkFault{{3, 2}, kNorth, true}}, {});
+  EXPECT_NEAR((double)nth / S, 1 - 0.381, 0.005);
+  EXPECT_EQ(xy_words({}, {}), S / 2);
+  EXPECT_EQ(xy_words({}, {{1, 1}}), S / 2);
+}
+
 TEST(CollectiveLoad, HbmAndReduceWordsOfARing) {
   // Ring of N on a torus line: each chip adds (N-1)/N of the buffer, reads for sends
   // 2 (N-1)/N, writes copies (N-1)/N.
