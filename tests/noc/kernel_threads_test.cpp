@@ -140,7 +140,9 @@ TEST_P(KernelThreads, SameResultsAsOneThread) {
     // Not vacuous: the cycles really ran on the workers (all but the idle ones, if any).
     EXPECT_GT(par.parallel_cycles, par.total_cycles / 2) << par.total_cycles;
     // The lopsided case does make the clock move its bands (over 8 epochs of 1,024 cycles).
-    if (GetParam().moves_bands) EXPECT_GT(par.rebalances, 0u);
+    if (GetParam().moves_bands) {
+      EXPECT_GT(par.rebalances, 0u);
+    }
     EXPECT_EQ(par.result.value("flits_ejected", uint64_t(0)), one.result.value("flits_ejected", uint64_t(0)));
     EXPECT_EQ(par.result.value("packets_delivered", uint64_t(0)),
               one.result.value("packets_delivered", uint64_t(0)));
