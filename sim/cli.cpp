@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
+#include "models/noc/clock.h"
 #include "sim/options.h"
 #include "sim/paper_report.h"
 #include "sim/report.h"
@@ -138,6 +140,8 @@ int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& 
   }
   return kExitOk;
 }
+
+int threads_per_child(int jobs) { return std::max(1, Clock::threads_for(0) / std::max(1, jobs)); }
 
 int cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -26,6 +26,13 @@ struct Outputs {
 
 int cli_main(int argc, char** argv);
 
+// Worker threads for each of `jobs` simulations run at once as child processes (sweep
+// points, the report's runs): the cores this process may use, shared among them, at
+// least 1. A child left at `--threads auto` would take every core, and `jobs` of them
+// would put jobs x cores threads on the machine, whose barriers then wait on
+// descheduled threads (docs/performance.md, "When it runs in parallel").
+int threads_per_child(int jobs);
+
 // Subcommands (sim/*.cpp). args excludes the program and subcommand names.
 int cmd_traffic(const std::vector<std::string>& args);
 int cmd_latency_sweep(const std::vector<std::string>& args);

@@ -76,6 +76,7 @@ struct Opts {
   bool quick = false;
   std::string out, runs;
   int jobs = 1;
+  int threads = 1;  // each run's --threads (a host resource: not part of a run's identity)
   std::vector<std::pair<int, int>> meshes;
   std::vector<std::string> topos;
   std::vector<uint64_t> sizes;

@@ -36,10 +36,11 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   po::options_description d("report paper");
   const AvailParams ad;
   d.add_options()
-    ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 4 minutes on 2 cores")
+    ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 70 s on 2 cores")
     ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
     ("runs", po::value<std::string>(), "directory for the runs' JSON (default OUT/runs); reruns resume from it")
     ("jobs", po::value<int>(), "simulations at once, 1..64 (default: CPU cores)")
+    ("threads", po::value<int>(), "worker threads of each simulation, 1..256 (default: the CPU cores shared among the --jobs runs, at least 1); never changes a result")
     ("meshes", po::value<std::string>(), "machines WxH, comma-separated, W and H multiples of 4 (default 16x32,32x32; quick 8x16,16x16)")
     ("topologies", po::value<std::string>()->default_value("mesh,torus"), "mesh and/or torus")
     ("sizes", po::value<std::string>(), "simulated bytes per chip, comma-separated, >= 2 distinct multiples of 64 (default 1MiB,2MiB,4MiB; quick 32KiB,64KiB,128KiB)")
@@ -95,6 +96,9 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
   o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : cores;
   if (o.jobs < 1 || o.jobs > 64) throw UsageError("--jobs " + std::to_string(o.jobs) + ": allowed 1..64");
+  o.threads = vm.count("threads") ? vm["threads"].as<int>() : threads_per_child(o.jobs);
+  if (o.threads < 1 || o.threads > 256)
+    throw UsageError("--threads " + std::to_string(o.threads) + ": allowed 1..256");
   const std::string meshes = vm.count("meshes") ? vm["meshes"].as<std::string>() : o.quick ? "8x16,16x16" : "16x32,32x32";
   for (const std::string& m : split(meshes, ',')) {
     int w, h;

@@ -68,7 +68,8 @@ std::vector<std::string> point_args(const Point& p, const std::string& json, uin
                                 "--algo", p.algo, "--bytes", std::to_string(p.bytes),
                                 "--link-latency", std::to_string(lat), "--credit-latency", std::to_string(lat),
                                 "--buf", std::to_string(run_buf(p, o)),
-                                "--verify", "off", "--json", json, "-q"};
+                                "--verify", "off", "--threads", std::to_string(o.threads),
+                                "--json", json, "-q"};
   a.insert(a.end(), p.c.args.begin(), p.c.args.end());
   if (p.c.mid) {
     const uint64_t at = std::max<uint64_t>(1, (uint64_t)std::llround(o.fail_at_frac * (double)ff_cycles));

@@ -128,12 +128,18 @@ struct SweepDir {
 
 // Starts one point: clears a previous attempt, runs `<exe> <command> <args> --json
 // result.json -q` with stdout/stderr into the point's directory. Returns the pid; with
-// `done_fd`, also the pipe the job pool waits on (spawn_redirected).
-pid_t start_point(const SweepDir& sd, int id, int* done_fd = nullptr) {
+// `done_fd`, also the pipe the job pool waits on (spawn_redirected). `threads` > 0 adds
+// `--threads N` to a point whose own options (or config file) do not choose it.
+pid_t start_point(const SweepDir& sd, int id, int* done_fd = nullptr, int threads = 0) {
   const std::string d = sd.pdir(id);
   for (const char* f : {"/status.json", "/result.json", "/stdout", "/stderr"}) std::remove((d + f).c_str());
   std::vector<std::string> argv = {self_exe(), sd.manifest["command"].get<std::string>()};
-  for (const auto& a : sd.manifest["points"][id]["args"]) argv.push_back(a.get<std::string>());
+  bool chosen = false;
+  for (const auto& a : sd.manifest["points"][id]["args"]) {
+    argv.push_back(a.get<std::string>());
+    chosen |= argv.back() == "--threads" || argv.back() == "--config";
+  }
+  if (threads > 0 && !chosen) argv.insert(argv.end(), {"--threads", std::to_string(threads)});
   argv.insert(argv.end(), {"--json", d + "/result.json", "-q"});
   return spawn_redirected(argv, d + "/stdout", d + "/stderr", done_fd);
 }
@@ -214,7 +220,7 @@ void run_local(const SweepDir& sd, const std::vector<int>& todo, int jobs) {
       [&](size_t i, PoolChild* c) {
         const int id = todo[i];
         try {
-          c->pid = start_point(sd, id, &c->fd);
+          c->pid = start_point(sd, id, &c->fd, threads_per_child(jobs));
           return true;
         } catch (const std::runtime_error& e) {  // could not start: record it as failed
           std::ofstream(sd.pdir(id) + "/stderr", std::ios::app) << e.what() << "\n";

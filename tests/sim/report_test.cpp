@@ -4,6 +4,7 @@
 // and fits checked against the run JSONs its allreduce processes wrote and a fit done
 // in the test.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -549,6 +550,9 @@ void expect_printed(const std::string& cell, double want, int decimals, const st
 // in the fits table, against a least-squares fit done here of the points read from the
 // run JSONs.
 TEST(ReportPaper, QuickEndToEnd) {
+  cpu_set_t cpus;
+  ASSERT_EQ(sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  const int cores = CPU_COUNT(&cpus);
   char tmpl[] = "/tmp/fm_report_XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
@@ -599,6 +603,8 @@ TEST(ReportPaper, QuickEndToEnd) {
       ++algos[v[2]];
       const nlohmann::json j = run_json(v[9]);
       const nlohmann::json& cfg = j["config"];
+      // The 2 runs at once share the cores (not 2 x cores worker threads).
+      EXPECT_EQ(j["simulator"]["threads"].get<int>(), std::max(1, cores / 2)) << line;
       const std::string mesh = cfg["mesh"].get<std::string>();
       const int w = std::stoi(mesh), h = std::stoi(mesh.substr(mesh.find('x') + 1));
       EXPECT_EQ(v[0], mesh + "_" + cfg["topology"].get<std::string>()) << line;
@@ -811,8 +817,9 @@ TEST(ReportPaper, QuickEndToEnd) {
   // The default latency's rows are the headline's.
   for (const auto& h : data["headline"])
     for (const auto& r : data["latency_sensitivity"])
-      if (r["link_latency"] == 200 && r["machine"] == h["machine"] && r["model"] == h["model"] && r["dtype"] == h["dtype"])
+      if (r["link_latency"] == 200 && r["machine"] == h["machine"] && r["model"] == h["model"] && r["dtype"] == h["dtype"]) {
         for (const char* a : {"ft2d", "shrink", "snake"}) EXPECT_EQ(r[a]["throughput"], h[a]["throughput"]) << r;
+      }
   // The headline's bucketed figure is the bucket section's centre-board ft2d row.
   int headline_buckets = 0;
   for (const auto& h : data["headline"])

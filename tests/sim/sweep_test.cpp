@@ -5,6 +5,7 @@
 // a signal stops the running points and a resumed sweep equals an uninterrupted one,
 // and plot draws the figures. The real-Slurm comparison is tests/sim/slurm/ (label slurm).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -216,6 +217,32 @@ TEST(Sweep, LocalRowsMatchStandaloneRunsAndRerunsResume) {
   const Outcome clash = run("sweep " + other + " --out " + dir);
   EXPECT_EQ(clash.code, 2);
   EXPECT_NE(clash.err.find("holds a different sweep"), std::string::npos) << clash.err;
+}
+
+// `--jobs N` points at once share the cores: a point that does not choose its thread
+// count runs with max(1, cores / N) (N children at `auto` would start N x cores
+// threads); one whose spec sets `threads` keeps it.
+TEST(Sweep, PointsShareTheCoresUnlessTheySetThreads) {
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  const int cores = CPU_COUNT(&set);
+  auto threads_of = [](const std::string& dir, const char* point) {
+    return nlohmann::json::parse(slurp(dir + "/points/" + point + "/result.json"))["simulator"]["threads"].get<int>();
+  };
+  const std::string spec = write_spec("share.ini",
+      "command = traffic\n[base]\nmesh = 4x4\nwarmup = 100\ncycles = 300\n[axes]\nrate = 0.1,0.2\n");
+  const std::string dir = tmpdir() + "/share";
+  const Outcome r = run("sweep " + spec + " --out " + dir + " --jobs 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(threads_of(dir, "0000"), std::max(1, cores / 2));
+  EXPECT_EQ(threads_of(dir, "0001"), std::max(1, cores / 2));
+  const std::string own = write_spec("own.ini",
+      "command = traffic\n[base]\nmesh = 4x4\nwarmup = 100\ncycles = 300\nthreads = 3\n[axes]\nrate = 0.1,0.2\n");
+  const std::string dir3 = tmpdir() + "/own";
+  const Outcome r3 = run("sweep " + own + " --out " + dir3 + " --jobs 2");
+  ASSERT_EQ(r3.code, 0) << r3.err;
+  EXPECT_EQ(threads_of(dir3, "0000"), 3);
+  EXPECT_EQ(threads_of(dir3, "0001"), 3);
 }
 
 // SIGTERM to the parent mid-sweep: the running points are stopped with it (none is left
