@@ -137,7 +137,9 @@ pid_t start_point(const SweepDir& sd, int id, int* done_fd = nullptr, int thread
   bool chosen = false;
   for (const auto& a : sd.manifest["points"][id]["args"]) {
     argv.push_back(a.get<std::string>());
-    chosen |= argv.back() == "--threads" || argv.back() == "--config";
+    const std::string& s = argv.back();
+    for (const char* o : {"--threads", "--config"})
+      chosen |= s == o || s.rfind(std::string(o) + "=", 0) == 0;  // "--threads N" or "--threads=N"
   }
   if (threads > 0 && !chosen) argv.insert(argv.end(), {"--threads", std::to_string(threads)});
   argv.insert(argv.end(), {"--json", d + "/result.json", "-q"});
