@@ -137,9 +137,7 @@ pid_t start_point(const SweepDir& sd, int id, int* done_fd = nullptr, int thread
   bool chosen = false;
   for (const auto& a : sd.manifest["points"][id]["args"]) {
     argv.push_back(a.get<std::string>());
-    const std::string& s = argv.back();
-    for (const char* o : {"--threads", "--config"})
-      chosen |= s == o || s.rfind(std::string(o) + "=", 0) == 0;  // "--threads N" or "--threads=N"
+    chosen |= argv.back() == "--threads" || argv.back() == "--config";
   }
   if (threads > 0 && !chosen) argv.insert(argv.end(), {"--threads", std::to_string(threads)});
   argv.insert(argv.end(), {"--json", d + "/result.json", "-q"});
