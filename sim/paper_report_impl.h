@@ -16,6 +16,7 @@
 #include "sim/availability.h"
 #include "sim/gradient_buckets.h"
 #include "sim/paper_report.h"
+#include "sim/slurm.h"
 
 namespace fm::paper_report {
 
@@ -75,7 +76,9 @@ struct Gradient {
 struct Opts {
   bool quick = false;
   std::string out, runs;
-  int jobs = 1;
+  std::string backend = "local";  // local: child processes here; slurm: one job array per batch
+  SlurmOptions slurm;             // --partition, --account, --time, --sbatch-arg, --jobs, --threads
+  int jobs = 1;     // local: runs at once; slurm: the array throttle (0 = none)
   int threads = 1;  // each run's --threads (a host resource: not part of a run's identity)
   std::vector<std::pair<int, int>> meshes;
   std::vector<std::string> topos;
@@ -187,6 +190,11 @@ struct Report {
   std::ostringstream md;                           // becomes OUT/results.md
   std::vector<std::string> figs;                   // the figures written to OUT/img/
   std::vector<std::string> unphysical;             // the physics checks' failures (write_physics)
+  // How this report's runs went (the page's "This report" line): runs reused from the
+  // runs directory, runs started now, their wall time, and the Slurm jobs they ran in.
+  int reused = 0, ran_now = 0;
+  double run_seconds = 0;
+  std::vector<std::string> slurm_jobs;
 
   // The machine with the most chips (the first of them): heatmaps and availability.
   const Machine& biggest() const;

@@ -39,8 +39,13 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 70 s on 2 cores")
     ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
     ("runs", po::value<std::string>(), "directory for the runs' JSON (default OUT/runs); reruns resume from it")
-    ("jobs", po::value<int>(), "simulations at once, 1..64 (default: CPU cores)")
-    ("threads", po::value<int>(), "worker threads of each simulation, 1..256 (default: the CPU cores shared among the --jobs runs, at least 1); never changes a result")
+    ("backend", po::value<std::string>()->default_value("local"), "local (child processes on this machine) | slurm (each batch of runs one Slurm job array, followed until done; a rerun follows a job an interrupted report left queued)")
+    ("jobs", po::value<int>(), "local: simulations at once, 1..64 (default: CPU cores); slurm: the array throttle %N, 1..4096 (default none)")
+    ("threads", po::value<int>(), "worker threads of each simulation, 1..256 (local default: the CPU cores shared among the --jobs runs, at least 1; slurm default 1, and each task asks for that many CPUs); never changes a result")
+    ("partition", po::value<std::string>(), "slurm: sbatch --partition")
+    ("account", po::value<std::string>(), "slurm: sbatch --account")
+    ("time", po::value<std::string>(), "slurm: sbatch --time, per run (e.g. 02:00:00)")
+    ("sbatch-arg", po::value<std::vector<std::string>>()->composing(), "slurm: extra sbatch argument, repeatable; write --sbatch-arg=--mem=8G")
     ("meshes", po::value<std::string>(), "machines WxH, comma-separated, W and H multiples of 4 (default 16x32,32x32; quick 8x16,16x16)")
     ("topologies", po::value<std::string>()->default_value("mesh,torus"), "mesh and/or torus")
     ("sizes", po::value<std::string>(), "simulated bytes per chip, comma-separated, >= 2 distinct multiples of 64 (default 1MiB,2MiB,4MiB; quick 32KiB,64KiB,128KiB)")
@@ -93,12 +98,27 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   check_path_value(o.out, "--out", "a directory");
   o.runs = vm.count("runs") ? vm["runs"].as<std::string>() : o.out + "/runs";
   check_path_value(o.runs, "--runs", "a directory");
+  o.backend = vm["backend"].as<std::string>();
+  if (o.backend != "local" && o.backend != "slurm")
+    throw UsageError("--backend " + o.backend + ": allowed local | slurm");
+  const bool slurm = o.backend == "slurm";
+  for (const char* n : {"partition", "account", "time", "sbatch-arg"})
+    if (vm.count(n) && !slurm) throw UsageError("--" + std::string(n) + ": only with --backend slurm");
   const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
-  o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : cores;
-  if (o.jobs < 1 || o.jobs > 64) throw UsageError("--jobs " + std::to_string(o.jobs) + ": allowed 1..64");
-  o.threads = vm.count("threads") ? vm["threads"].as<int>() : threads_per_child(o.jobs);
+  o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : slurm ? 0 : cores;
+  if (vm.count("jobs") && (o.jobs < 1 || o.jobs > (slurm ? 4096 : 64)))
+    throw UsageError("--jobs " + std::to_string(o.jobs) + (slurm ? ": allowed 1..4096 (the array throttle)" : ": allowed 1..64"));
+  o.threads = vm.count("threads") ? vm["threads"].as<int>() : slurm ? 1 : threads_per_child(o.jobs);
   if (o.threads < 1 || o.threads > 256)
     throw UsageError("--threads " + std::to_string(o.threads) + ": allowed 1..256");
+  if (slurm) {
+    o.slurm.throttle = o.jobs;
+    o.slurm.cpus_per_task = o.threads;
+    if (vm.count("partition")) o.slurm.partition = vm["partition"].as<std::string>();
+    if (vm.count("account")) o.slurm.account = vm["account"].as<std::string>();
+    if (vm.count("time")) o.slurm.time = vm["time"].as<std::string>();
+    if (vm.count("sbatch-arg")) o.slurm.extra = vm["sbatch-arg"].as<std::vector<std::string>>();
+  }
   const std::string meshes = vm.count("meshes") ? vm["meshes"].as<std::string>() : o.quick ? "8x16,16x16" : "16x32,32x32";
   for (const std::string& m : split(meshes, ',')) {
     int w, h;

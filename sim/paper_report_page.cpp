@@ -1,6 +1,8 @@
 // faultmesh report paper: the sections of OUT/results.md and their numbers in
 // OUT/paper_data.json, from the runs and the fits (all but the availability section,
 // sim/paper_report_avail.cpp), and the figures drawn from them.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +27,22 @@ void Report::write_intro() {
      << (o.quick ? "**Quick mode**: small machines and tiny sizes, a smoke test of the pipeline, not the paper's numbers. " : "")
      << "Every number is labelled **sim** (simulated at flit level by `faultmesh allreduce`) or **fit** "
      << "(from the fit time = a + b * bytes over the simulated sizes of the same machine, case and algorithm).\n\n";
+  // Where and how long: a host fact, so it stays out of paper_data.json (which two runs
+  // of the same report give byte for byte, whichever backend ran the points).
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  md << "**This report's runs**: " << reused + ran_now << " simulations, " << ran_now << " run now and " << reused
+     << " reused from the runs directory, in "
+     << (run_seconds < 120 ? fmt(run_seconds, 0) + " s" : fmt(run_seconds / 60, 1) + " min") << " wall, ";
+  if (o.backend == "slurm") {
+    md << "on Slurm (" << (slurm_jobs.empty() ? "no job needed" : slurm_jobs.size() == 1 ? "job array " : "job arrays ");
+    for (size_t i = 0; i < slurm_jobs.size(); ++i) md << (i ? ", " : "") << slurm_jobs[i];
+    md << ", " << o.threads << " thread" << (o.threads > 1 ? "s" : "")
+       << " per run) from " << host << ".\n\n";
+  } else {
+    md << "on " << host << " (" << o.jobs << " at a time, " << o.threads << " thread" << (o.threads > 1 ? "s" : "")
+       << " each).\n\n";
+  }
   write_headline();
   md << "## Set-up\n\n"
      << "- Machines: ";

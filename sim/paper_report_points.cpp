@@ -2,6 +2,7 @@
 // allreduce` arguments of each point, and the points run as child processes (resuming
 // from the runs directory).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -9,6 +10,8 @@
 
 #include "models/config.h"
 #include "sim/paper_report_impl.h"
+#include "sim/cli.h"
+#include "sim/slurm.h"
 #include "sim/subprocess.h"
 #include "sim/util/job_pool.h"
 #include "sim/util/json_io.h"
@@ -81,9 +84,45 @@ std::vector<std::string> point_args(const Point& p, const std::string& json, uin
   return a;
 }
 
-// Runs the points not yet done, `jobs` child processes at a time; fills `out`.
-void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::string, Outcome>* out,
-                const std::map<std::string, uint64_t>& ff_cycles) {
+// A run's exit status file in the runs directory, written by its Slurm array task when
+// the run ends: "EXIT_CODE SECONDS".
+std::string status_file(const Opts& o, const Point& p) { return o.runs + "/" + p.name + ".status"; }
+
+// The Slurm job script's body for `todo` (array index = position in `todo`): each task
+// runs its allreduce with the output files the local backend uses, then writes its
+// status file (a temporary file renamed into place, so a half-written one is never read).
+std::string slurm_body(const Opts& o, const std::vector<const Point*>& todo,
+                       const std::vector<std::vector<std::string>>& argvs) {
+  std::ostringstream b;
+  b << "# faultmesh report paper: array task i runs simulation i of this batch and writes\n"
+    << "# its JSON, .out, .err and .status in " << o.runs << ". Written by faultmesh report paper.\n"
+    << "t0=$(date +%s)\n"
+    << "case \"$SLURM_ARRAY_TASK_ID\" in\n";
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const std::string f = o.runs + "/" + todo[i]->name;
+    b << i << ")\n  ";
+    for (const std::string& a : argvs[i]) b << shell_quote(a) << " ";
+    b << "</dev/null >" << shell_quote(f + ".out") << " 2>" << shell_quote(f + ".err") << "\n"
+      << "  code=$?\n  st=" << shell_quote(status_file(o, *todo[i])) << " ;;\n";
+  }
+  b << "*) echo \"faultmesh report paper: no run for array task $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\n"
+    << "esac\n"
+    << "echo \"$code $(( $(date +%s) - t0 ))\" >\"$st.tmp.$$\" && mv \"$st.tmp.$$\" \"$st\"\n"
+    << "exit $code\n";
+  return b.str();
+}
+
+// The exit code and seconds of a finished Slurm run (false while it has no status file).
+bool read_status(const Opts& o, const Point& p, int* code, double* secs) {
+  std::ifstream f(status_file(o, p));
+  return (bool)(f >> *code >> *secs);
+}
+
+// Runs the points not yet done (locally `jobs` child processes at a time, or as one
+// Slurm job array followed to its end); fills r->res and the report's run counts.
+void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::string, uint64_t>& ff_cycles) {
+  const Opts& o = r->o;
+  std::map<std::string, Outcome>* out = &r->res;
   const std::string exe = self_exe();
   std::vector<const Point*> todo;
   for (const Point& p : pts) {
@@ -96,12 +135,14 @@ void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::stri
     if (j.is_object() && j.value("ok", false) && cfg.value("link-latency", 0) == lat &&
         cfg.value("credit-latency", 0) == lat && cfg.value("buf", 0) == run_buf(p, o)) {
       (*out)[p.name] = {true, j, ""};
+      ++r->reused;
     } else {
       todo.push_back(&p);
     }
   }
-  std::cerr << "report: " << pts.size() << " runs, " << pts.size() - todo.size()
-            << " already done, " << todo.size() << " to run, " << o.jobs << " at a time\n";
+  std::cerr << "report: " << pts.size() << " runs, " << pts.size() - todo.size() << " already done, "
+            << todo.size() << " to run, "
+            << (o.backend == "slurm" ? "as one Slurm job array" : std::to_string(o.jobs) + " at a time") << "\n";
   int done = 0;
   auto finish = [&](const Point* p, int code, double secs) {
     const std::string f = o.runs + "/" + p->name;
@@ -118,33 +159,102 @@ void run_points(const Opts& o, const std::vector<Point>& pts, std::map<std::stri
     std::cerr << "report: [" << done << "/" << todo.size() << "] " << p->name << " "
               << (oc.ok ? "ok" : "FAILED (" + oc.error + ")") << ", " << fmt(secs, 1) << " s\n";
   };
+  // A point's arguments; false (with its outcome recorded) when it cannot run.
+  auto args_of = [&](const Point* p, std::vector<std::string>* argv) {
+    const std::string f = o.runs + "/" + p->name;
+    uint64_t ffc = 0;
+    if (p->c.mid) {
+      const auto it = ff_cycles.find(p->m.name() + "_" + p->algo + "_" + std::to_string(p->bytes));
+      if (it == ff_cycles.end() || it->second == 0) {
+        (*out)[p->name] = {false, Json(), "the fault-free run it times the failure from did not complete"};
+        return false;
+      }
+      ffc = it->second;
+    }
+    *argv = {exe};
+    for (const std::string& a : point_args(*p, f + ".json", ffc, o)) argv->push_back(a);
+    // A stale JSON or status (another link set-up, a failed run) must not pass for this run's.
+    for (const char* ext : {".err", ".out", ".json", ".status"}) std::remove((f + ext).c_str());
+    return true;
+  };
+  if (o.backend == "slurm") {
+    std::vector<const Point*> runnable;
+    std::vector<std::vector<std::string>> argvs;
+    for (const Point* p : todo) {
+      std::vector<std::string> argv;
+      if (args_of(p, &argv)) runnable.push_back(p), argvs.push_back(argv);
+    }
+    if (runnable.empty()) return;
+    std::vector<int> ids(runnable.size());
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = (int)i;
+    const std::string job = slurm_submit_array(o.runs + "/slurm", "faultmesh-report", slurm_body(o, runnable, argvs),
+                                               ids, o.slurm);
+    r->slurm_jobs.push_back(job);
+    r->ran_now += (int)runnable.size();
+    std::cerr << "report: submitted Slurm job array " << job << " (" << runnable.size() << " runs)\n";
+    std::vector<bool> seen(runnable.size(), false);
+    auto collect = [&] {  // reports the runs that finished since the last call
+      int n = 0;
+      for (size_t i = 0; i < runnable.size(); ++i) {
+        int code;
+        double secs;
+        if (!seen[i] && read_status(o, *runnable[i], &code, &secs)) {
+          seen[i] = true;
+          finish(runnable[i], code, secs);
+        }
+        n += seen[i];
+      }
+      return n;
+    };
+    slurm_follow(job, (int)runnable.size(), collect, [](int) {});
+    collect();
+    for (size_t i = 0; i < runnable.size(); ++i)
+      if (!seen[i]) {  // killed, time limit, node failure: say how
+        const std::string state = slurm_task_state(job, (int)i);
+        (*out)[runnable[i]->name] = {false, Json(),
+                                     "Slurm task " + job + "_" + std::to_string(i) + " ended without a result" +
+                                         (state.empty() ? "" : " (sacct state " + state + ")") + "; see " + o.runs +
+                                         "/slurm/" + job + "_" + std::to_string(i) + ".out"};
+        ++done;
+        std::cerr << "report: [" << done << "/" << todo.size() << "] " << runnable[i]->name << " FAILED ("
+                  << (*out)[runnable[i]->name].error << ")\n";
+      }
+    return;
+  }
   run_pool(
       todo.size(), o.jobs,
       [&](size_t i, PoolChild* c) {
         const Point* p = todo[i];
         const std::string f = o.runs + "/" + p->name;
-        uint64_t ffc = 0;
-        if (p->c.mid) {
-          const auto it = ff_cycles.find(p->m.name() + "_" + p->algo + "_" + std::to_string(p->bytes));
-          if (it == ff_cycles.end() || it->second == 0) {
-            (*out)[p->name] = {false, Json(), "the fault-free run it times the failure from did not complete"};
-            return false;
-          }
-          ffc = it->second;
-        }
-        std::vector<std::string> argv = {exe};
-        for (const std::string& a : point_args(*p, f + ".json", ffc, o)) argv.push_back(a);
-        std::remove((f + ".err").c_str());
-        std::remove((f + ".out").c_str());
+        std::vector<std::string> argv;
+        if (!args_of(p, &argv)) return false;
         try {
           c->pid = spawn_redirected(argv, f + ".out", f + ".err", &c->fd);
+          ++r->ran_now;
           return true;
         } catch (const std::runtime_error& e) {
           (*out)[p->name] = {false, Json(), e.what()};
           return false;
         }
       },
-      [&](size_t i, const PoolResult& r) { finish(todo[i], r.exit_code, r.seconds); });
+      [&](size_t i, const PoolResult& res) { finish(todo[i], res.exit_code, res.seconds); });
+}
+
+// Before anything runs: the Slurm jobs an earlier report submitted into this runs
+// directory that are still queued or running write into it, so a local report must not
+// run beside them, and a Slurm report follows them to their end (then reuses what they
+// finished): an interrupted report resumes instead of running its points twice.
+void settle_earlier_jobs(const Opts& o) {
+  const std::vector<std::string> act = slurm_active_jobs(o.runs + "/slurm");
+  if (act.empty()) return;
+  if (o.backend != "slurm")
+    throw UsageError("--runs " + o.runs + ": Slurm job " + act.front() +
+                     " of an earlier report paper --backend slurm is still queued or running and writes there; "
+                     "rerun with --backend slurm to follow it, or scancel " + act.front());
+  for (const std::string& job : act) {
+    std::cerr << "report: following Slurm job " << job << " of an earlier run of this report (still queued or running)\n";
+    slurm_follow(job, 1, [] { return 0; }, [](int) {});
+  }
 }
 
 // Whether `faultmesh allreduce` has the mid-run fault controller's --fail-at option.
@@ -210,18 +320,8 @@ void Report::plan_points() {
 }
 
 void Report::run_all_points() {
-  run_points(o, stat, &res, {});
-  if (!midpts.empty()) {
-    std::map<std::string, uint64_t> ffc;
-    for (const Point& p : stat)
-      if (p.c.id == "faultfree" && res[p.name].ok)
-        ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
-    run_points(o, midpts, &res, ffc);
-  }
-  all = stat;
-  all.insert(all.end(), midpts.begin(), midpts.end());
-  if (!bucketpts.empty()) run_points(o, bucketpts, &res, {});
-  if (!latpts.empty()) run_points(o, latpts, &res, {});
+  const auto t0 = std::chrono::steady_clock::now();
+  settle_earlier_jobs(o);
   // Extrapolation check: bigger runs on the smallest machine (per topology), not fitted.
   if (o.check_factor) {
     const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
@@ -234,8 +334,23 @@ void Report::run_all_points() {
             const uint64_t b = o.sizes_of(m.mesh()).back() * (uint64_t)o.check_factor;
             checks.push_back({m, c, "ft2d", b, m.name() + "_" + c.id + "_ft2d_" + size_str(b) + "_check"});
           }
-    run_points(o, checks, &res, {});
   }
+  // Every point that needs no other run first, in one batch (on Slurm one job array, so
+  // the cluster is not left idle between batches), then the mid-run failures, which time
+  // their failure from the fault-free runs.
+  std::vector<Point> first = stat;
+  for (const auto* v : {&bucketpts, &latpts, &checks}) first.insert(first.end(), v->begin(), v->end());
+  run_points(this, first, {});
+  if (!midpts.empty()) {
+    std::map<std::string, uint64_t> ffc;
+    for (const Point& p : stat)
+      if (p.c.id == "faultfree" && res[p.name].ok)
+        ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
+    run_points(this, midpts, ffc);
+  }
+  all = stat;
+  all.insert(all.end(), midpts.begin(), midpts.end());
+  run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace fm::paper_report

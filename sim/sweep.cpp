@@ -20,6 +20,7 @@
 
 #include "sim/cli.h"
 #include "sim/options.h"
+#include "sim/slurm.h"
 #include "sim/subprocess.h"
 #include "sim/sweep.h"
 #include "sim/util/job_pool.h"
@@ -55,39 +56,17 @@ std::string absolute(const std::string& p) {
 // Parses a JSON file; null when missing or not (completely) valid JSON.
 Json read_json(const std::string& path) { return read_json_file<Json>(path); }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  const auto a = s.find_first_not_of(" \n\r");
-  return a == std::string::npos ? "" : s.substr(a);
-}
-
 // The last non-empty lines of a file, joined with " | " (at most ~400 characters).
 std::string tail_of(const std::string& path, int lines) {
   std::istringstream in(slurp(path));
   std::vector<std::string> v;
   std::string l;
   while (std::getline(in, l))
-    if (!trim(l).empty()) v.push_back(trim(l));
+    if (!trim_blank(l).empty()) v.push_back(trim_blank(l));
   std::string s;
   for (size_t i = v.size() > (size_t)lines ? v.size() - lines : 0; i < v.size(); ++i)
     s += (s.empty() ? "" : " | ") + v[i];
   if (s.size() > 400) s = "..." + s.substr(s.size() - 397);
-  return s;
-}
-
-// Multi-line tool output as one line.
-std::string one_line(const std::string& t) {
-  std::string s;
-  std::istringstream in(t);
-  std::string l;
-  while (std::getline(in, l))
-    if (!trim(l).empty()) s += (s.empty() ? "" : " | ") + trim(l);
   return s;
 }
 
@@ -238,129 +217,47 @@ void run_local(const SweepDir& sd, const std::vector<int>& todo, int jobs) {
   prog.end();
 }
 
-// "0-3,5,7-9": the ids as Slurm array ranges.
-std::string array_ranges(const std::vector<int>& ids) {
-  std::string s;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    s += (s.empty() ? "" : ",") + std::to_string(ids[i]) + (j > i ? "-" + std::to_string(ids[j]) : "");
-    i = j + 1;
-  }
-  return s;
-}
-
-// Runs a Slurm client command; a command that cannot be started is bad input (exit 2)
-// with its name, so "Slurm not reachable" always says which command failed.
-Captured slurm_cmd(const std::vector<std::string>& argv) {
-  try {
-    return run_capture(argv);
-  } catch (const std::runtime_error& e) {
-    throw UsageError("--backend slurm: " + std::string(e.what()) +
-                     " (is Slurm installed and is this a submit host?)");
-  }
-}
-
 // The Slurm job ids this sweep directory submitted that are still queued or running.
-std::vector<std::string> active_jobs(const SweepDir& sd) {
-  std::vector<std::string> act;
-  std::istringstream in(slurp(sd.dir + "/slurm/jobs"));
-  std::string id;
-  while (in >> id) {
-    Captured c;
-    try {
-      c = run_capture({"squeue", "-h", "-j", id, "-o", "%i"});
-    } catch (const std::runtime_error&) {
-      return {};  // no squeue here: nothing this machine could check
-    }
-    if (c.exit_code == 0 && !trim(c.out).empty()) act.push_back(id);
-  }
-  return act;
-}
-
-struct SlurmOptions {
-  std::string partition, account, time;
-  std::vector<std::string> extra;
-  int jobs = 0;  // array throttle (0 = none)
-};
+std::vector<std::string> active_jobs(const SweepDir& sd) { return slurm_active_jobs(sd.dir + "/slurm"); }
 
 // Writes the job script and submits the points as one job array (index = point id).
 // Returns the job id.
 std::string submit_slurm(const SweepDir& sd, const std::vector<int>& todo, const SlurmOptions& so) {
-  const std::string sdir = sd.dir + "/slurm";
-  make_dirs(sdir, "--out");
-  const std::string script = sdir + "/job.sh";
-  std::ostringstream js;
-  js << "#!/bin/sh\n"
-     << "# faultmesh sweep: one array task runs one point (index = point id) and writes\n"
-     << "# " << sd.dir << "/points/<id>/. Written by faultmesh sweep; resubmitted by it.\n"
-     << "#SBATCH --job-name=faultmesh-sweep\n"
-     << "#SBATCH --ntasks=1\n"
-     << "#SBATCH --output=" << sdir << "/%A_%a.out\n"
-     << "exec " << shell_quote(self_exe()) << " sweep --run-point \"$SLURM_ARRAY_TASK_ID\" --out "
-     << shell_quote(sd.dir) << "\n";
-  write_file_atomic(script, js.str());
-  chmod(script.c_str(), 0755);
-  std::vector<std::string> argv = {"sbatch", "--parsable",
-                                   "--array=" + array_ranges(todo) + (so.jobs > 0 ? "%" + std::to_string(so.jobs) : "")};
-  if (!so.partition.empty()) argv.push_back("--partition=" + so.partition);
-  if (!so.account.empty()) argv.push_back("--account=" + so.account);
-  if (!so.time.empty()) argv.push_back("--time=" + so.time);
-  argv.insert(argv.end(), so.extra.begin(), so.extra.end());
-  argv.push_back(script);
-  const Captured c = slurm_cmd(argv);
-  std::string id = trim(c.out);
-  id = id.substr(0, id.find(';'));
-  if (c.exit_code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
-    std::string cmd;
-    for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    throw UsageError("--backend slurm: '" + cmd + "' failed (exit " + std::to_string(c.exit_code) +
-                     "): " + one_line(trim(c.err).empty() ? c.out : c.err));
-  }
-  std::ofstream(sdir + "/jobs", std::ios::app) << id << "\n";
-  return id;
+  std::ostringstream body;
+  body << "# faultmesh sweep: one array task runs one point (index = point id) and writes\n"
+       << "# " << sd.dir << "/points/<id>/. Written by faultmesh sweep; resubmitted by it.\n"
+       << "exec " << shell_quote(self_exe()) << " sweep --run-point \"$SLURM_ARRAY_TASK_ID\" --out "
+       << shell_quote(sd.dir) << "\n";
+  return slurm_submit_array(sd.dir + "/slurm", "faultmesh-sweep", body.str(), todo, so);
 }
-
 
 // Follows a submitted job array until it has left the queue (squeue) or every point it
 // runs has finished, showing progress from the points' status files.
 void wait_slurm(const SweepDir& sd, const std::string& job, const std::vector<int>& todo) {
   Progress prog(sd.n(), sd.n() - (int)todo.size());
-  int squeue_failures = 0;
-  for (;;) {
-    int done = 0, failed = 0;
+  auto count = [&](int* failed) {
+    int done = 0;
     for (int id : todo)
       if (sd.finished(id)) {
         ++done;
-        if (!sd.complete(id)) ++failed;
+        if (failed && !sd.complete(id)) ++*failed;
       }
-    prog.update(done, failed);
-    if (done == (int)todo.size()) break;
-    const Captured c = slurm_cmd({"squeue", "-h", "-j", job, "-o", "%i"});
-    if (c.exit_code != 0) {
-      if (c.err.find("Invalid job id") != std::string::npos) break;  // already purged
-      if (++squeue_failures >= 10)
-        throw UsageError("--backend slurm: 'squeue -h -j " + job + "' failed (exit " +
-                         std::to_string(c.exit_code) + "): " + one_line(c.err));
-    } else {
-      squeue_failures = 0;
-      if (trim(c.out).empty()) break;
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(2));
-  }
+    return done;
+  };
+  slurm_follow(job, (int)todo.size(), [&] { return count(nullptr); },
+               [&](int done) {
+                 int failed = 0;
+                 count(&failed);
+                 prog.update(done, failed);
+               });
   prog.end();
   // Tasks that ended without a status (killed, time limit, node failure): say how.
   for (int id : todo) {
     if (sd.finished(id)) continue;
-    std::string state;
-    try {
-      const Captured c = run_capture({"sacct", "-n", "-P", "-X", "-j", job + "_" + std::to_string(id), "-o", "State"});
-      if (c.exit_code == 0) state = trim(c.out);
-    } catch (const std::runtime_error&) {
-    }
+    const std::string state = slurm_task_state(job, id);
     std::ofstream(sd.pdir(id) + "/stderr", std::ios::app)
         << "Slurm task " << job << "_" << id << " ended without a result"
-        << (state.empty() ? "" : " (sacct state " + one_line(state) + ")") << "; see " << sd.dir
+        << (state.empty() ? "" : " (sacct state " + state + ")") << "; see " << sd.dir
         << "/slurm/" << job << "_" << id << ".out\n";
   }
 }
@@ -572,7 +469,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   if (!todo.empty()) {
     SlurmOptions so;
-    so.jobs = jobs;
+    so.throttle = jobs;
     if (vm.count("partition")) so.partition = vm["partition"].as<std::string>();
     if (vm.count("account")) so.account = vm["account"].as<std::string>();
     if (vm.count("time")) so.time = vm["time"].as<std::string>();

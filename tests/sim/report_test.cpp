@@ -503,7 +503,10 @@ TEST(ReportPaper, BadInputExits2) {
            {"report", "paper", "--bucket-mb", "0"}, {"report", "paper", "--bucket-mb", "5000"},
            {"report", "paper", "--bucket-runs", "maybe"}, {"report", "paper", "--link-latency", "0"},
            {"report", "paper", "--link-latency", "1001"}, {"report", "paper", "--latency-sensitivity", "1,x"},
-           {"report", "paper", "--latency-sensitivity", "0"}, {"report", "paper", "--latency-sensitivity", ","}}) {
+           {"report", "paper", "--latency-sensitivity", "0"}, {"report", "paper", "--latency-sensitivity", ","},
+           {"report", "paper", "--backend", "pbs"}, {"report", "paper", "--partition", "gpu"},
+           {"report", "paper", "--sbatch-arg=--mem=2G"}, {"report", "paper", "--backend", "slurm", "--jobs", "0"},
+           {"report", "paper", "--backend", "slurm", "--jobs", "5000"}, {"report", "paper", "--jobs", "65"}}) {
     std::vector<std::string> argv = {FAULTMESH_BIN};
     argv.insert(argv.end(), a.begin(), a.end());
     const Captured c = run_capture(argv);

@@ -10,7 +10,14 @@
 #      results.csv and results.jsonl byte-identical to the same sweep run with --backend
 #      local;
 #   2. the same sweep submitted held (--sbatch-arg=--hold, no --wait): a rerun is refused
-#      while the job is queued, and after release --collect gives the same results.
+#      while the job is queued, and after release --collect gives the same results;
+#   3. a small `report paper --backend slurm` (8x8 mesh, 42 runs in two job arrays) gives
+#      the paper_data.json of the same report run locally, byte for byte apart from its
+#      command, and a results.md that differs only in its command and "This report's
+#      runs" lines;
+#   4. resume: a Slurm report interrupted while its first array is held is refused by a
+#      local rerun (the job still writes into the runs directory), and a Slurm rerun
+#      follows the released job, reuses its runs and submits only the second array.
 # The daemons it started are stopped by PID on every exit (trap).
 #
 # Exit 77 (ctest SKIP) only when not root or the packages are missing AND not in CI
@@ -175,4 +182,47 @@ wait_for 120 "job $JOB to finish (squeue)" queue_empty
 timeout 30 "$FM" sweep "$T/spec.ini" --out "$T/held" --collect || fail "--collect exited $?"
 cmp "$T/held/results.csv" "$T/local/results.csv" || fail "collected results.csv differs from local"
 echo "slurm test: held + --collect: identical ($(( $(date +%s) - T_LO )) s)"
+
+# 3. The paper report through the Slurm backend against the local one.
+T_R=$(date +%s)
+REPORT=(report paper --quick --meshes 8x8 --topologies mesh --sizes 8KiB,16KiB --check-factor 0
+        --latency-sensitivity off --bucket-runs off --seeds 20 --link-latency 1)
+timeout 200 "$FM" "${REPORT[@]}" --backend slurm --partition test --time 00:10:00 --out "$T/rep_slurm" \
+  2>"$T/rep_slurm.log" || { tail -n 20 "$T/rep_slurm.log"; fail "report --backend slurm exited $?"; }
+timeout 120 "$FM" "${REPORT[@]}" --jobs 2 --out "$T/rep_local" 2>"$T/rep_local.log" || fail "local report exited $?"
+[ "$(grep -c '^report: submitted Slurm job array' "$T/rep_slurm.log")" -eq 2 ] || fail "report: expected 2 job arrays"
+# paper_data.json without its "command" (the options differ: --backend, --out).
+data() { sed '/^ "command": \[/,/^ \],$/d' "$1"; }
+[ "$(data "$T/rep_local/paper_data.json" | wc -l)" -gt 100 ] || fail "local paper_data.json: too short once its command is cut"
+cmp <(data "$T/rep_slurm/paper_data.json") <(data "$T/rep_local/paper_data.json") >/dev/null ||
+  fail "paper_data.json differs between the slurm and the local report beyond its command"
+grep -q "^\*\*This report's runs\*\*: 42 simulations, 42 run now .* on Slurm (job arrays [0-9]*, [0-9]*," \
+  "$T/rep_slurm/results.md" || fail "slurm report's page does not say where it ran: $(grep 'This report' "$T/rep_slurm/results.md")"
+# The page without those two lines, its own directory's name written as OUT.
+strip() { grep -v -e "^Written by \`faultmesh report paper" -e "^\*\*This report's runs\*\*" "$1" | sed "s#$T/rep_[a-z]*#OUT#g"; }
+diff <(strip "$T/rep_slurm/results.md") <(strip "$T/rep_local/results.md") >/dev/null ||
+  fail "results.md differs between the slurm and the local report beyond the command and run lines"
+echo "slurm test: report paper: slurm = local ($(( $(date +%s) - T_R )) s)"
+
+# 4. Interrupted while its first array is held; a local rerun is refused; a Slurm rerun
+# follows the released job and submits only the mid-run failures' array.
+T_R=$(date +%s)
+timeout 8 "$FM" "${REPORT[@]}" --backend slurm --sbatch-arg=--hold --out "$T/rep_resume" 2>"$T/rep_resume1.log"
+rc=$?
+[ "$rc" -eq 124 ] || fail "held report: expected to be interrupted by timeout (124), got $rc"
+HJOB=$(sed -n 's/^report: submitted Slurm job array \([0-9]*\) .*/\1/p' "$T/rep_resume1.log")
+[ -n "$HJOB" ] || fail "held report: no job id in $(cat "$T/rep_resume1.log")"
+ERR=$(timeout 30 "$FM" "${REPORT[@]}" --out "$T/rep_resume" 2>&1) && fail "local rerun beside a queued job was not refused"
+echo "$ERR" | grep -q "Slurm job $HJOB of an earlier report paper --backend slurm is still queued or running" ||
+  fail "unexpected refusal: $ERR"
+scontrol release "$HJOB" || fail "scontrol release $HJOB"
+timeout 200 "$FM" "${REPORT[@]}" --backend slurm --out "$T/rep_resume" 2>"$T/rep_resume2.log" ||
+  { tail -n 20 "$T/rep_resume2.log"; fail "resumed report exited $?"; }
+grep -q "^report: following Slurm job $HJOB " "$T/rep_resume2.log" || fail "resumed report did not follow job $HJOB"
+grep -q "^report: 36 runs, 36 already done, 0 to run" "$T/rep_resume2.log" ||
+  fail "resumed report did not reuse the followed job's 36 runs: $(grep '^report: [0-9]* runs' "$T/rep_resume2.log")"
+[ "$(grep -c '^report: submitted Slurm job array' "$T/rep_resume2.log")" -eq 1 ] || fail "resumed report: expected 1 new job array"
+cmp <(data "$T/rep_resume/paper_data.json") <(data "$T/rep_local/paper_data.json") >/dev/null ||
+  fail "resumed report's paper_data.json differs from the local one beyond its command"
+echo "slurm test: report paper: interrupted, refused locally, resumed on Slurm ($(( $(date +%s) - T_R )) s)"
 echo "slurm test: PASS"
