@@ -103,6 +103,15 @@ int cmd_report(const std::vector<std::string>& args) {
   r.write_availability();  // 4. Availability on the largest machine(s).
   r.write_files();         // 5. results.md, paper_data.json, the figures' list.
   std::cerr << "report: done in " << paper_report::fmt(std::chrono::duration<double>(Clock::now() - t0).count(), 1) << " s\n";
+  // A run that failed leaves a hole in the page's numbers (its series is not fitted, its
+  // rows say why): the page is written, but the report did not succeed.
+  int failed = 0;
+  for (const auto& [name, oc] : r.res) failed += !oc.ok;
+  if (failed) {
+    std::cerr << "report: " << failed << " of " << r.res.size() << " runs failed (the page lists why); "
+              << "rerun the same command to retry them\n";
+    return kExitRunFailed;
+  }
   if (!r.unphysical.empty()) {
     // The page is written (it lists them under "Physics checks"); a full report that
     // breaks a physical bound must not pass for a result.

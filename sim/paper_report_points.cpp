@@ -206,8 +206,7 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
       }
       return n;
     };
-    slurm_follow(job, (int)runnable.size(), collect, [](int) {});
-    collect();
+    slurm_follow(job, (int)runnable.size(), collect);
     for (size_t i = 0; i < runnable.size(); ++i)
       if (!seen[i]) {  // killed, time limit, node failure: say how
         const std::string state = slurm_task_state(job, (int)i);
@@ -253,7 +252,7 @@ void settle_earlier_jobs(const Opts& o) {
                      "rerun with --backend slurm to follow it, or scancel " + act.front());
   for (const std::string& job : act) {
     std::cerr << "report: following Slurm job " << job << " of an earlier run of this report (still queued or running)\n";
-    slurm_follow(job, 1, [] { return 0; }, [](int) {});
+    slurm_follow(job, 1, [] { return 0; });  // until squeue no longer lists it
   }
 }
 

@@ -104,13 +104,10 @@ std::vector<std::string> slurm_active_jobs(const std::string& dir) {
   return act;
 }
 
-void slurm_follow(const std::string& job, int total, const std::function<int()>& finished,
-                  const std::function<void(int)>& progress) {
+void slurm_follow(const std::string& job, int total, const std::function<int()>& poll) {
   int squeue_failures = 0;
   for (;;) {
-    const int done = finished();
-    progress(done);
-    if (done >= total) return;
+    if (poll() >= total) return;
     const Captured c = slurm_cmd({"squeue", "-h", "-j", job, "-o", "%i"});
     if (c.exit_code != 0) {
       if (c.err.find("Invalid job id") != std::string::npos) return;  // already purged
@@ -120,7 +117,7 @@ void slurm_follow(const std::string& job, int total, const std::function<int()>&
     } else {
       squeue_failures = 0;
       if (trim_blank(c.out).empty()) {
-        progress(finished());  // the last results may have landed since the count
+        poll();  // the last results may have landed since the count
         return;
       }
     }

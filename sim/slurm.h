@@ -45,11 +45,11 @@ std::string slurm_submit_array(const std::string& dir, const std::string& job_na
 // there is no such file or no squeue on this machine (nothing it could check).
 std::vector<std::string> slurm_active_jobs(const std::string& dir);
 
-// Follows `job` until `finished()` (how many of its tasks have written their result)
-// reaches `total` or squeue no longer lists it, calling `progress(finished)` every poll
-// (2 s). Throws UsageError after 10 failed squeue calls in a row.
-void slurm_follow(const std::string& job, int total, const std::function<int()>& finished,
-                  const std::function<void(int)>& progress);
+// Follows `job` until `poll()` (how many of its tasks have written their result; the
+// caller may report progress there) reaches `total` or squeue no longer lists it,
+// polling every 2 s and once more after the job has left the queue. Throws UsageError
+// after 10 failed squeue calls in a row.
+void slurm_follow(const std::string& job, int total, const std::function<int()>& poll);
 
 // The accounting state of one array task ("TIMEOUT", "CANCELLED by 0", ...) from
 // sacct, or "" when sacct is missing or knows nothing: why a task left no result.

@@ -235,21 +235,16 @@ std::string submit_slurm(const SweepDir& sd, const std::vector<int>& todo, const
 // runs has finished, showing progress from the points' status files.
 void wait_slurm(const SweepDir& sd, const std::string& job, const std::vector<int>& todo) {
   Progress prog(sd.n(), sd.n() - (int)todo.size());
-  auto count = [&](int* failed) {
-    int done = 0;
+  slurm_follow(job, (int)todo.size(), [&] {
+    int done = 0, failed = 0;
     for (int id : todo)
       if (sd.finished(id)) {
         ++done;
-        if (failed && !sd.complete(id)) ++*failed;
+        if (!sd.complete(id)) ++failed;
       }
+    prog.update(done, failed);
     return done;
-  };
-  slurm_follow(job, (int)todo.size(), [&] { return count(nullptr); },
-               [&](int done) {
-                 int failed = 0;
-                 count(&failed);
-                 prog.update(done, failed);
-               });
+  });
   prog.end();
   // Tasks that ended without a status (killed, time limit, node failure): say how.
   for (int id : todo) {

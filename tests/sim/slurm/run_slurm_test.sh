@@ -17,7 +17,9 @@
 #      runs" lines;
 #   4. resume: a Slurm report interrupted while its first array is held is refused by a
 #      local rerun (the job still writes into the runs directory), and a Slurm rerun
-#      follows the released job, reuses its runs and submits only the second array.
+#      follows the released job, reuses its runs and submits only the second array;
+#   5. a report whose job is cancelled before its tasks ran ends with exit 3, each run
+#      failed with the Slurm task named, and submits nothing that depended on them.
 # The daemons it started are stopped by PID on every exit (trap).
 #
 # Exit 77 (ctest SKIP) only when not root or the packages are missing AND not in CI
@@ -225,4 +227,24 @@ grep -q "^report: 36 runs, 36 already done, 0 to run" "$T/rep_resume2.log" ||
 cmp <(data "$T/rep_resume/paper_data.json") <(data "$T/rep_local/paper_data.json") >/dev/null ||
   fail "resumed report's paper_data.json differs from the local one beyond its command"
 echo "slurm test: report paper: interrupted, refused locally, resumed on Slurm ($(( $(date +%s) - T_R )) s)"
+
+# 5. A job cancelled before its tasks ran: the report must not wait forever or take the
+# runs for done; each becomes a failed run naming its Slurm task.
+T_R=$(date +%s)
+timeout 60 "$FM" "${REPORT[@]}" --backend slurm --sbatch-arg=--hold --out "$T/rep_cancel" 2>"$T/rep_cancel.log" &
+RPID=$!
+sub_job() { sed -n 's/^report: submitted Slurm job array \([0-9]*\) .*/\1/p' "$T/rep_cancel.log" | grep .; }
+wait_for 30 "the cancelled report's submission" sub_job
+CJOB=$(sub_job)
+scancel "$CJOB" || fail "scancel $CJOB"
+wait "$RPID"
+rc=$?
+[ "$rc" -ne 124 ] || fail "report kept waiting for cancelled job $CJOB"
+[ "$rc" -eq 3 ] || fail "report with failed runs: expected exit 3, got $rc"
+grep -q "FAILED (Slurm task ${CJOB}_0 ended without a result" "$T/rep_cancel.log" ||
+  fail "cancelled job's runs not reported as failed: $(grep -m3 FAILED "$T/rep_cancel.log")"
+[ "$(grep -c '^report: submitted Slurm job array' "$T/rep_cancel.log")" -eq 1 ] ||
+  fail "report submitted the mid-run failures although their fault-free runs failed"
+[ ! -e "$T/rep_cancel/runs/8x8_mesh_faultfree_ft2d_8KiB.json" ] || fail "a cancelled run left a JSON"
+echo "slurm test: report paper: cancelled job = failed runs, exit 3 ($(( $(date +%s) - T_R )) s)"
 echo "slurm test: PASS"
