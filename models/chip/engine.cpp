@@ -80,7 +80,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const Config& c
       schedule_order_(cfg.chip.send_order == ChipConfig::SendOrder::Schedule),
       ni_(ni),
       period_(period) {
-  ni_.set_endpoint(this);
+  ni_.set_endpoint(this, slots_.data(), sizeof(Slot));
 }
 
 Cycle CollectiveEngine::now() const {

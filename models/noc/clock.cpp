@@ -206,8 +206,20 @@ void Clock::evaluate_group(Group& g, bool parallel) {
   current() = parallel ? &g : nullptr;
   std::vector<Clocked*>& awake = g.awake;
   size_t kept = 0;
-  for (size_t i = 0; i < awake.size(); ++i) {
+  const size_t n = awake.size();
+  for (size_t i = 0; i < n; ++i) {
     Clocked* u = awake[i];
+    // Memory-level parallelism: while this unit evaluates, the unit three ahead gets its
+    // first lines fetched, the one two ahead what they point to (its links, its busy
+    // buffers: Clocked::prefetch), the next one what those point to (prefetch_late).
+    // Nothing changes but the cache; on a 32x32 machine every line a cycle touches is a
+    // miss, and one at a time they cost most of a cycle's time.
+    if (i + 3 < n) {
+      const char* h = reinterpret_cast<const char*>(awake[i + 3]);
+      for (int k = 0; k < Clocked::kHotLines; ++k) __builtin_prefetch(h + 64 * k);
+    }
+    if (i + 2 < n) awake[i + 2]->prefetch();
+    if (i + 1 < n) awake[i + 1]->prefetch_late();
     if (u->pending_ <= now_) u->pending_ = kNever;  // asked for this cycle: here it is
     ++u->evaluated_;
     u->evaluate();

@@ -93,6 +93,19 @@ class alignas(64) Clocked {
   // A note (a, b) posted to this unit by another one in the cycle just evaluated
   // (Clock::post), delivered in the commit step by this unit's group.
   virtual void note(uint64_t a, uint64_t b) { (void)a, (void)b; }
+  // Prefetch hints: ask the memory system for the lines evaluate() will read, without
+  // changing anything. While one unit evaluates, the clock prefetches the first
+  // kHotLines lines of the unit three places on in its awake list, calls prefetch() of
+  // the one two places on (it reads only its own first lines, asked for a unit before,
+  // and asks for its links' control lines and busy buffers) and prefetch_late() of the
+  // next one (what those lines point to: a buffer's front slot). So the cache misses of
+  // several units overlap instead of coming one at a time (docs/performance.md, "Where
+  // the time goes now"). They may only read state the unit's own thread writes.
+  virtual void prefetch() const {}
+  virtual void prefetch_late() const {}
+  // The Clocked line and the unit's own fields after it, which Router and
+  // NetworkInterface start with what evaluate() and prefetch() read first.
+  static constexpr int kHotLines = 6;
   // The work the unit has done so far, in cycles evaluated plus kFlitWork per flit it
   // moved (a router: switched; an NI: injected or ejected), growing only: the clock
   // balances its groups by it (Clock::rebalance). Read once per epoch, between cycles.
@@ -118,6 +131,9 @@ class alignas(64) Clocked {
   Cycle pending_ = kNever;
   Cycle evaluated_ = 0;
 };
+// The clock's prefetch of kHotLines from a unit's Clocked part counts on the unit's own
+// fields starting one line after it.
+static_assert(sizeof(Clocked) == 64, "Clocked is one cache line");
 
 class Clock : public sc_core::sc_module {
  public:

@@ -127,6 +127,13 @@ class Link : public sc_core::sc_module {
       if (ring[t & fmask_].at == (t | kValid)) return t;
     return now + latency_;
   }
+  // Prefetch hints (Clocked::prefetch): the control line, and the inline flit slots a
+  // receiver reads or a sender writes. Touch nothing: only addresses are computed.
+  void prefetch_control() const { __builtin_prefetch(&down_, 1); }
+  void prefetch_slots() const {
+    __builtin_prefetch(&fslots_[0], 1);
+    __builtin_prefetch(&fslots_[2], 1);
+  }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
   // While the clock evaluates a cycle on its workers and the upstream unit is in another
   // group, it waits in the sender's side (pend_credits_) until the upstream unit's group

@@ -160,6 +160,36 @@ void NetworkInterface::evaluate() {
   if (next > now + 1) sleep(next);
 }
 
+// The lines evaluate() reads first (Clocked::prefetch): the lanes with flits, credits or
+// packets, and the endpoint's reassembly state of the lanes with flits.
+void NetworkInterface::prefetch() const {
+  for (uint32_t m = flit_ports_; m; m &= m - 1) {
+    const int i = __builtin_ctz(m);
+    __builtin_prefetch(&ej_[i], 1);
+    if (ep_slots_) {
+      const char* s = ep_slots_ + (size_t)i * vcs_ * ep_stride_;
+      for (size_t b = 0; b < (size_t)vcs_ * ep_stride_; b += 64) __builtin_prefetch(s + b, 1);
+    }
+  }
+  for (uint32_t m = credit_ports_ | busy_lanes_; m; m &= m - 1) __builtin_prefetch(&lane_[__builtin_ctz(m)], 1);
+}
+
+// The lanes' links (Clocked::prefetch_late), found through the lane lines prefetch()
+// asked for.
+void NetworkInterface::prefetch_late() const {
+  for (uint32_t m = flit_ports_; m; m &= m - 1) {
+    const Link* l = ej_[__builtin_ctz(m)].ej;
+    l->prefetch_control();
+    l->prefetch_slots();
+  }
+  for (uint32_t m = credit_ports_ | busy_lanes_; m; m &= m - 1) {
+    const Link* l = lane_[__builtin_ctz(m)].inj;
+    if (!l) continue;
+    l->prefetch_control();
+    l->prefetch_slots();
+  }
+}
+
 Cycle NetworkInterface::inject(Lane& l, Cycle now) {
   if (!l.active) {
     if (!l.queue.ready(now)) return l.queue.next_ready();

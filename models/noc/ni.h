@@ -148,7 +148,13 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   void connect(std::vector<Link*> inject, std::vector<Link*> eject, const Router* router,
                const std::vector<NetworkInterface*>* peers);
   void set_source(PacketSource* s);
-  void set_endpoint(PacketEndpoint* e) { ep_ = e; }
+  // slots, stride: where the endpoint keeps the state an ejected flit of reassembly slot
+  // k reads (slots + k * stride), for prefetch hints only (nullptr: none).
+  void set_endpoint(PacketEndpoint* e, const void* slots = nullptr, size_t stride = 0) {
+    ep_ = e;
+    ep_slots_ = static_cast<const char*>(slots);
+    ep_stride_ = stride;
+  }
   // Appends every flit this NI ejects to `log` (nullptr, the default: no log). For runs
   // compared flit by flit (the mesh-level RTL check, tests/rtl/rtl_mesh_test.cpp).
   void set_eject_log(std::vector<EjectRecord>* log) { eject_log_ = log; }
@@ -293,6 +299,8 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   }
   // One cycle, called by the Clock while the NI is awake.
   void evaluate() override;
+  void prefetch() const override;
+  void prefetch_late() const override;
   uint64_t work() const override {
     return cycles_evaluated() + kFlitWork * (st_.flits_injected + st_.flits_ejected);
   }
@@ -325,6 +333,8 @@ class NetworkInterface : public sc_core::sc_module, public Clocked {
   Lane* lane_ = nullptr;               // lanes_.data()
   EjectLane* ej_ = nullptr;            // ej_store_.data()
   std::vector<EjectRecord>* eject_log_ = nullptr;
+  const char* ep_slots_ = nullptr;     // set_endpoint()
+  size_t ep_stride_ = 0;
   Cycle win_from_ = kNever, win_to_ = kNever;
   NiStats st_;
   std::vector<Lane> lanes_;

@@ -81,6 +81,41 @@ void Router::evaluate() {
   }
 }
 
+// The lines evaluate() reads first (Clocked::prefetch): the links with flits or credits
+// for it and those it may send on, its input VCs with flits, its credit counters.
+void Router::prefetch() const {
+  for (uint32_t m = flit_ports_; m; m &= m - 1) {
+    const Link* l = in_link_[__builtin_ctz(m)];
+    l->prefetch_control();
+    l->prefetch_slots();
+  }
+  for (uint32_t m = credit_ports_; m; m &= m - 1) out_link_[__builtin_ctz(m)]->prefetch_control();
+  const InVc* in = in_.data();
+  for (uint32_t pm = sa_ports_ | va_ports_; pm; pm &= pm - 1) {
+    const int p = __builtin_ctz(pm);
+    for (uint32_t m = sa_wait_[p] | va_wait_[p]; m; m &= m - 1) __builtin_prefetch(in + p * vcs_ + __builtin_ctz(m), 1);
+  }
+  __builtin_prefetch(out_.data(), 1);
+}
+
+// The front slots of the VCs bidding for the switch, and the slot the next flit of each
+// is written to (their InVc lines were asked for by prefetch()).
+void Router::prefetch_late() const {
+  const InVc* in = in_.data();
+  const Entry* e = &entries_[0];
+  for (uint32_t pm = sa_ports_; pm; pm &= pm - 1) {
+    const int p = __builtin_ctz(pm);
+    for (uint32_t m = sa_wait_[p]; m; m &= m - 1) {
+      const InVc& q = in[p * vcs_ + __builtin_ctz(m)];
+      const size_t base = (size_t)(&q - in) * buf_;
+      __builtin_prefetch(e + base + q.head, 1);
+      int back = q.head + q.count;
+      if (back >= q.cap) back -= q.cap;
+      __builtin_prefetch(e + base + back, 1);
+    }
+  }
+}
+
 // The earliest cycle a flit in flight toward this router arrives in (Link::next_arrival):
 // an idle router sleeps until then rather than waiting out a long link cycle by cycle.
 Cycle Router::next_arrival(Cycle now) const {

@@ -139,6 +139,8 @@ class Router final : public RouterBase {
 
   // One cycle, called by the Clock while the router is awake.
   void evaluate() override;
+  void prefetch() const override;
+  void prefetch_late() const override;
   uint64_t work() const override { return cycles_evaluated() + kFlitWork * switched_; }
   void csr_access(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void receive_credits(Cycle now);
