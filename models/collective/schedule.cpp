@@ -20,11 +20,10 @@
 //            wait for it.
 // One chip's index lives at a time, so memory stays at the size of one chip's history
 // plus the dependency lists; the cost is O(transfers x log(segments)) plus the
-// dependencies found.
+// dependencies found (the segments a transfer covers, times the transfers each holds).
 #include "models/collective/schedule.h"
 
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 
 namespace fm::coll {
@@ -67,33 +66,56 @@ namespace {
 struct Seg {
   std::vector<uint32_t> writers, readers;
 };
-using SegMap = std::map<uint32_t, Seg>;  // segment start -> state; ends at the next start
 
-// Makes p a segment boundary (p < words).
-void split_at(SegMap& m, uint32_t p) {
-  auto it = m.upper_bound(p);
-  --it;
-  if (it->first != p) m.emplace_hint(std::next(it), p, it->second);
+// Sorts [b, e) ascending: the lists here mostly hold one to a few entries, where an
+// insertion sort beats std::sort's set-up.
+void sort_small(uint32_t* b, uint32_t* e) {
+  if (e - b > 16) {
+    std::sort(b, e);
+    return;
+  }
+  for (uint32_t* i = b + 1; i < e; ++i) {
+    const uint32_t v = *i;
+    uint32_t* j = i;
+    for (; j > b && j[-1] > v; --j) *j = j[-1];
+    *j = v;
+  }
 }
 
 // Turns the (dependency << 32 | xfer) pairs into the dependency counts per transfer and
-// the successor lists per dependency, each list ascending and without duplicates.
+// the successor lists per dependency, each list ascending and without duplicates: a
+// counting sort by dependency, then each (short) list sorted on its own. Linear where a
+// sort of the pairs was not (11 % of a 32x32 allreduce's set-up); the pairs are freed.
 void to_succ(size_t n, std::vector<uint64_t>& pairs, std::vector<uint32_t>* count,
              std::vector<uint32_t>* off, std::vector<uint32_t>* idx) {
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  count->assign(n, 0);
   off->assign(n + 1, 0);
-  idx->resize(pairs.size());
-  for (size_t k = 0; k < pairs.size(); ++k) {
-    const uint32_t dep = (uint32_t)(pairs[k] >> 32), x = (uint32_t)pairs[k];
-    ++(*off)[dep + 1];
-    ++(*count)[x];
-    (*idx)[k] = x;
-  }
+  for (const uint64_t p : pairs) ++(*off)[(p >> 32) + 1];
   for (size_t i = 0; i < n; ++i) (*off)[i + 1] += (*off)[i];
+  idx->resize(pairs.size());
+  {
+    std::vector<uint32_t> fill(off->begin(), off->end() - 1);
+    for (const uint64_t p : pairs) (*idx)[fill[p >> 32]++] = (uint32_t)p;
+  }
   pairs.clear();
   pairs.shrink_to_fit();
+  // Sort and deduplicate each list, compacting idx in place (lists only move down).
+  count->assign(n, 0);
+  uint32_t out = 0;
+  for (size_t d = 0; d < n; ++d) {
+    const uint32_t b = (*off)[d], e = (*off)[d + 1];
+    uint32_t* l = idx->data() + b;
+    sort_small(l, idx->data() + e);
+    (*off)[d] = out;
+    for (uint32_t k = b; k < e; ++k) {
+      const uint32_t x = (*idx)[k];
+      if (k > b && x == (*idx)[k - 1]) continue;
+      (*idx)[out++] = x;
+      ++(*count)[x];
+    }
+  }
+  (*off)[n] = out;
+  idx->resize(out);
+  idx->shrink_to_fit();
 }
 
 }  // namespace
@@ -119,26 +141,42 @@ Schedule ScheduleBuilder::finish() {
   std::vector<uint64_t> send, apply;  // dependency << 32 | transfer
   send.reserve(n);
   apply.reserve(n);
+  // One chip's buffer cut at every offset and end of its transfers: segment j is
+  // [bounds[j], bounds[j + 1]). Cutting at all of them up front gives the dependencies
+  // that cutting as they come does (a segment cut later had one history for both its
+  // parts), in flat arrays whose lists keep their memory from chip to chip.
+  std::vector<uint32_t> bounds, deps;
+  std::vector<Seg> segs;
   for (size_t c = 0; c < chips; ++c) {
     if (off[c] == off[c + 1]) continue;
-    SegMap m;
-    m.emplace(0, Seg{});
+    bounds.clear();
+    for (uint32_t k = off[c]; k < off[c + 1]; ++k) {
+      const Xfer& x = s_.xfers[lst[k]];
+      bounds.push_back(x.offset);
+      bounds.push_back(x.offset + x.len);
+    }
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    const size_t nseg = bounds.size() - 1;
+    if (segs.size() < nseg) segs.resize(nseg);
+    for (size_t j = 0; j < nseg; ++j) {
+      segs[j].writers.clear();
+      segs[j].readers.clear();
+    }
     for (uint32_t k = off[c]; k < off[c + 1]; ++k) {
       const uint32_t i = lst[k];
       const Xfer& x = s_.xfers[i];
-      const uint32_t a = x.offset, b = x.offset + x.len;
-      split_at(m, a);
-      if (b < s_.words) split_at(m, b);
-      auto end = b < s_.words ? m.find(b) : m.end();
-      for (auto it = m.find(a); it != end; ++it) {
-        Seg& g = it->second;
+      const size_t lo = std::lower_bound(bounds.begin(), bounds.end(), x.offset) - bounds.begin();
+      deps.clear();
+      for (size_t j = lo; bounds[j] < x.offset + x.len; ++j) {
+        Seg& g = segs[j];
         if (x.src == c) {  // a read of this chip's buffer
-          for (uint32_t w : g.writers) send.push_back((uint64_t)w << 32 | i);
+          deps.insert(deps.end(), g.writers.begin(), g.writers.end());
           g.readers.push_back(i);
         } else {  // a write into this chip's buffer
-          for (uint32_t r : g.readers) apply.push_back((uint64_t)r << 32 | i);
+          deps.insert(deps.end(), g.readers.begin(), g.readers.end());
           for (uint32_t w : g.writers)
-            if (!x.reduce || !s_.xfers[w].reduce) apply.push_back((uint64_t)w << 32 | i);
+            if (!x.reduce || !s_.xfers[w].reduce) deps.push_back(w);
           if (!x.reduce) {
             g.writers.assign(1, i);
             g.readers.clear();
@@ -147,6 +185,13 @@ Schedule ScheduleBuilder::finish() {
           }
         }
       }
+      // Neighbouring segments mostly share their transfers: keep each dependency once.
+      if (deps.size() > 1) {
+        sort_small(deps.data(), deps.data() + deps.size());
+        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      }
+      std::vector<uint64_t>& to = x.src == c ? send : apply;
+      for (uint32_t d : deps) to.push_back((uint64_t)d << 32 | i);
     }
   }
   to_succ(n, send, &s_.send_deps, &s_.send_succ_off, &s_.send_succ_idx);
