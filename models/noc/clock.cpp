@@ -197,6 +197,34 @@ void Clock::run() {
   next_trigger(period_);
 }
 
+// The awake units evaluate the cycle, in order; returns how many stay awake, moved to the
+// front of the list. With kPrefetch, memory-level parallelism: while unit i evaluates,
+// unit i + 3 gets its first lines fetched, unit i + 2 what they point to (its links, its
+// busy buffers: Clocked::prefetch) and unit i + 1 what those point to (prefetch_late).
+// Nothing changes but the cache. Worth it only where the lines a cycle touches do not
+// stay in cache; on a small mesh the hints are pure cost (Clock::pf_ chooses).
+template <bool kPrefetch>
+size_t Clock::evaluate_units(std::vector<Clocked*>& awake) {
+  size_t kept = 0;
+  const size_t n = awake.size();
+  for (size_t i = 0; i < n; ++i) {
+    Clocked* u = awake[i];
+    if (kPrefetch) {
+      if (i + 3 < n) {
+        const char* h = reinterpret_cast<const char*>(awake[i + 3]);
+        for (int k = 0; k < Clocked::kHotLines; ++k) __builtin_prefetch(h + 64 * k);
+      }
+      if (i + 2 < n) awake[i + 2]->prefetch();
+      if (i + 1 < n) awake[i + 1]->prefetch_late();
+    }
+    if (u->pending_ <= now_) u->pending_ = kNever;  // asked for this cycle: here it is
+    ++u->evaluated_;
+    u->evaluate();
+    if (!u->asleep_) awake[kept++] = u;
+  }
+  return kept;
+}
+
 // Step 1 for one group: its awake units evaluate the cycle; those that went to sleep
 // leave the list (a unit woken again later in the cycle is booked for the next one).
 void Clock::evaluate_group(Group& g, bool parallel) {
@@ -205,26 +233,7 @@ void Clock::evaluate_group(Group& g, bool parallel) {
   // the outboxes' cost.
   current() = parallel ? &g : nullptr;
   std::vector<Clocked*>& awake = g.awake;
-  size_t kept = 0;
-  const size_t n = awake.size();
-  for (size_t i = 0; i < n; ++i) {
-    Clocked* u = awake[i];
-    // Memory-level parallelism: while this unit evaluates, the unit three ahead gets its
-    // first lines fetched, the one two ahead what they point to (its links, its busy
-    // buffers: Clocked::prefetch), the next one what those point to (prefetch_late).
-    // Nothing changes but the cache; on a 32x32 machine every line a cycle touches is a
-    // miss, and one at a time they cost most of a cycle's time.
-    if (i + 3 < n) {
-      const char* h = reinterpret_cast<const char*>(awake[i + 3]);
-      for (int k = 0; k < Clocked::kHotLines; ++k) __builtin_prefetch(h + 64 * k);
-    }
-    if (i + 2 < n) awake[i + 2]->prefetch();
-    if (i + 1 < n) awake[i + 1]->prefetch_late();
-    if (u->pending_ <= now_) u->pending_ = kNever;  // asked for this cycle: here it is
-    ++u->evaluated_;
-    u->evaluate();
-    if (!u->asleep_) awake[kept++] = u;
-  }
+  const size_t kept = prefetch_ ? evaluate_units<true>(awake) : evaluate_units<false>(awake);
   awake.resize(kept);
   current() = nullptr;
 }
@@ -245,9 +254,39 @@ void Clock::commit_group(int r) {
   }
 }
 
-// After an epoch: the mode with the lower cost per unit runs the next epochs; the other
-// is measured again now and then, less often each time it loses (every 4th to 64th
-// epoch), so a machine that gets busier or quieter during a run is followed.
+bool Clock::Chooser::add(double ns, double units) {
+  cost[mode].ns += ns;
+  cost[mode].units += units;
+  if (++cycles < kEpoch) return false;
+  choose();
+  return true;
+}
+
+void Clock::Chooser::choose() {
+  Cost& m = cost[mode];
+  const double c = m.ns / std::max(m.units, 1.0);
+  m.cost = m.cost < 0 ? c : 0.5 * (m.cost + c);
+  m.ns = m.units = 0;
+  cycles = 0;
+  if (cost[!mode].cost < 0) {  // the other way has not run yet
+    mode = !mode;
+    return;
+  }
+  const bool best = cost[1].cost < cost[0].cost;
+  if (probing) {  // the epoch just ended measured the way that was behind
+    probe_every = best == mode ? 4 : std::min(probe_every * 2, 64u);
+    probing = false;
+    since_probe = 0;
+  }
+  if (++since_probe >= probe_every) {
+    probing = true;
+    mode = !best;
+  } else {
+    mode = best;
+  }
+}
+
+// After an epoch of parallel-eligible cycles: serial or parallel for the next ones.
 void Clock::choose_mode() {
   // FAULTMESH_PARALLEL_ALWAYS=1: every cycle with enough awake units on the workers,
   // whatever it costs (to measure the barriers' cost, docs/performance.md).
@@ -255,59 +294,49 @@ void Clock::choose_mode() {
     const char* e = std::getenv("FAULTMESH_PARALLEL_ALWAYS");
     return e && *e == '1';
   }();
-  ModeCost& m = cost_[parallel_mode_];
   if (always) {
-    m.ns = m.units = 0;
-    epoch_cycles_ = 0;
-    parallel_mode_ = true;
+    par_ = Chooser();
     return;
   }
-  const double c = m.ns / std::max(m.units, 1.0);
-  m.cost = m.cost < 0 ? c : 0.5 * (m.cost + c);
-  m.ns = m.units = 0;
-  epoch_cycles_ = 0;
-  if (cost_[!parallel_mode_].cost < 0) {  // the other mode has not run yet
-    parallel_mode_ = !parallel_mode_;
-    return;
-  }
-  const bool best = cost_[1].cost < cost_[0].cost;  // true: parallel
-  if (probing_) {  // the epoch just ended measured the mode that was behind
-    probe_every_ = best == parallel_mode_ ? 4 : std::min(probe_every_ * 2, 64u);
-    probing_ = false;
-    since_probe_ = 0;
-  }
-  if (++since_probe_ >= probe_every_) {
-    probing_ = true;
-    parallel_mode_ = !best;
-  } else {
-    parallel_mode_ = best;
-  }
+  par_.choose();
 }
 
 void Clock::evaluate() {
   size_t awake = 0;
   for (auto& g : groups_) awake += g->awake.size();
   const int n = (int)groups_.size();
-  if (n > 1 && awake >= parallel_min()) {
-    const bool par = parallel_mode_;
-    const auto t0 = std::chrono::steady_clock::now();
-    if (par) {
-      if (workers_.empty()) start_workers();
-      ++parallel_cycles_;
-      parallel_step(1);
-      parallel_step(2);
-    } else {
-      for (auto& g : groups_) evaluate_group(*g, false);
-    }
-    cost_[par].ns += (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now() - t0).count();
-    cost_[par].units += (double)awake;
-    if (++epoch_cycles_ == kEpoch) {
-      choose_mode();
-      rebalance();
-    }
+  const bool eligible = n > 1 && awake >= parallel_min();
+  // FAULTMESH_PREFETCH=1 or 0: the hints always or never, at any size, unmeasured (tests
+  // run the hints on small meshes with it, and measurements compare the two ways).
+  static const int forced = [] {
+    const char* e = std::getenv("FAULTMESH_PREFETCH");
+    return e && (*e == '0' || *e == '1') ? *e - '0' : -1;
+  }();
+  const bool measure_pf = forced < 0 && awake >= kPrefetchMin;
+  const bool timed = eligible || measure_pf;
+  prefetch_ = forced >= 0 ? forced == 1 : measure_pf && pf_.mode;
+  const bool par = eligible && par_.mode;
+  const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  if (par) {
+    if (workers_.empty()) start_workers();
+    ++parallel_cycles_;
+    parallel_step(1);
+    parallel_step(2);
   } else {
     for (auto& g : groups_) evaluate_group(*g, false);
+  }
+  if (timed) {
+    const double ns = (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now() - t0).count();
+    if (measure_pf) pf_.add(ns, (double)awake);
+    if (eligible) {
+      par_.cost[par].ns += ns;
+      par_.cost[par].units += (double)awake;
+      if (++par_.cycles == kEpoch) {
+        choose_mode();
+        rebalance();
+      }
+    }
   }
   for (auto& g : groups_) {
     if (g->deferred.empty()) continue;

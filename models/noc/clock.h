@@ -221,6 +221,8 @@ class Clock : public sc_core::sc_module {
   // Evaluates the current cycle for every awake unit (both steps, every group).
   void evaluate();
   void evaluate_group(Group& g, bool parallel);  // step 1 for one group
+  template <bool kPrefetch> size_t evaluate_units(std::vector<Clocked*>& awake);
+  bool prefetch_ = false;  // this cycle's groups evaluate with the hints (pf_)
   void commit_group(int r);       // step 2 for group r
   void wake_due(Group& g);
   void regroup(int n);
@@ -252,16 +254,34 @@ class Clock : public sc_core::sc_module {
   Cycle now_ = 0;
   bool started_ = false;
   uint64_t parallel_cycles_ = 0;
-  // Serial or parallel, chosen by measurement (choose_mode()): per mode, the wall time
-  // per awake unit over its last epoch of kEpoch cycles with enough awake units.
+  // Two ways of running a cycle that give the same results, chosen by measurement: per
+  // way, the wall time per awake unit over its last epoch of kEpoch measured cycles.
+  // After each epoch the cheaper way runs the next epochs; the other is measured again
+  // now and then, less often each time it loses (every 4th to 64th epoch), so a machine
+  // that gets busier or quieter during a run is followed.
   static constexpr uint32_t kEpoch = 1024;
-  struct ModeCost {
-    double ns = 0, units = 0;  // this epoch so far
-    double cost = -1;          // ns per unit over its last epoch (-1: not measured yet)
+  struct Chooser {
+    struct Cost {
+      double ns = 0, units = 0;  // this epoch so far
+      double cost = -1;          // ns per unit over its last epoch (-1: not measured yet)
+    };
+    Cost cost[2];
+    bool mode = true, probing = false;  // mode: the way running now
+    uint32_t cycles = 0, probe_every = 4, since_probe = 0;
+    // Adds a measured cycle of the current way; true when that ended an epoch (the way
+    // for the next cycles is then chosen).
+    bool add(double ns, double units);
+    void choose();
   };
-  ModeCost cost_[2];
-  bool parallel_mode_ = true, probing_ = false;
-  uint32_t epoch_cycles_ = 0, probe_every_ = 4, since_probe_ = 0;
+  // Serial or parallel (mode true: on the workers).
+  Chooser par_;
+  // With or without the prefetch hints (Clocked::prefetch; mode true: with): they pay
+  // where the lines a cycle touches do not stay in cache (a 32x32 machine, or an
+  // allreduce's larger units on 16x16) and cost ~20 % where they do (traffic on an 8x8
+  // or 16x16 mesh, docs/performance-log.md 2026-12-04). Measured only in cycles with at
+  // least kPrefetchMin awake units; below that, no hints.
+  Chooser pf_;
+  static constexpr size_t kPrefetchMin = 256;
   void choose_mode();
   // rebalance(): each unit's work() at the last epoch's end, and a scratch assignment.
   std::vector<uint64_t> work_mark_;

@@ -5,7 +5,8 @@
 // ejected and switched, packets delivered, every latency percentile, per-link
 // utilisation and the per-window link flit counts of the run page. Every cycle runs on
 // the workers (FAULTMESH_PARALLEL_MIN=1, FAULTMESH_PARALLEL_ALWAYS=1), so the outboxes,
-// the commit step and the barriers carry every send.
+// the commit step and the barriers carry every send, with the clock's prefetch hints on
+// (FAULTMESH_PREFETCH=1; on their own they would run only on larger machines).
 //
 // These networks have routers and NIs only, evaluated by the clock: no SC_THREAD runs.
 // That is what lets sim/run_tsan_tests.sh run this file (with tests/noc/clock_test.cpp)
@@ -40,6 +41,7 @@ ThreadedRun run_with_threads(Config c, int threads) {
     // its first cycle: every cycle with an awake unit goes to the workers.
     setenv("FAULTMESH_PARALLEL_MIN", "1", 1);
     setenv("FAULTMESH_PARALLEL_ALWAYS", "1", 1);
+    setenv("FAULTMESH_PREFETCH", "1", 1);  // the prefetch hints run on the workers too
     return nlohmann::json(result_json(run_traffic(c)));
   });
   ThreadedRun r;
