@@ -254,12 +254,10 @@ void Clock::commit_group(int r) {
   }
 }
 
-bool Clock::Chooser::add(double ns, double units) {
+void Clock::Chooser::add(double ns, double units) {
   cost[mode].ns += ns;
   cost[mode].units += units;
-  if (++cycles < kEpoch) return false;
-  choose();
-  return true;
+  if (++cycles == kEpoch) choose();
 }
 
 void Clock::Chooser::choose() {

@@ -268,9 +268,9 @@ class Clock : public sc_core::sc_module {
     Cost cost[2];
     bool mode = true, probing = false;  // mode: the way running now
     uint32_t cycles = 0, probe_every = 4, since_probe = 0;
-    // Adds a measured cycle of the current way; true when that ended an epoch (the way
-    // for the next cycles is then chosen).
-    bool add(double ns, double units);
+    // Adds a measured cycle of the current way; at the end of an epoch, chooses the way
+    // for the next cycles.
+    void add(double ns, double units);
     void choose();
   };
   // Serial or parallel (mode true: on the workers).
