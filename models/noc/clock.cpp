@@ -254,10 +254,12 @@ void Clock::commit_group(int r) {
   }
 }
 
-void Clock::Chooser::add(double ns, double units) {
+bool Clock::Chooser::add(double ns, double units) {
   cost[mode].ns += ns;
   cost[mode].units += units;
-  if (++cycles == kEpoch) choose();
+  if (++cycles < kEpoch) return false;
+  choose();
+  return true;
 }
 
 void Clock::Chooser::choose() {
@@ -284,26 +286,17 @@ void Clock::Chooser::choose() {
   }
 }
 
-// After an epoch of parallel-eligible cycles: serial or parallel for the next ones.
-void Clock::choose_mode() {
+void Clock::evaluate() {
+  size_t awake = 0;
+  for (auto& g : groups_) awake += g->awake.size();
+  const int n = (int)groups_.size();
+  const bool eligible = n > 1 && awake >= parallel_min();
   // FAULTMESH_PARALLEL_ALWAYS=1: every cycle with enough awake units on the workers,
   // whatever it costs (to measure the barriers' cost, docs/performance.md).
   static const bool always = [] {
     const char* e = std::getenv("FAULTMESH_PARALLEL_ALWAYS");
     return e && *e == '1';
   }();
-  if (always) {
-    par_ = Chooser();
-    return;
-  }
-  par_.choose();
-}
-
-void Clock::evaluate() {
-  size_t awake = 0;
-  for (auto& g : groups_) awake += g->awake.size();
-  const int n = (int)groups_.size();
-  const bool eligible = n > 1 && awake >= parallel_min();
   // FAULTMESH_PREFETCH=1 or 0: the hints always or never, at any size, unmeasured (tests
   // run the hints on small meshes with it, and measurements compare the two ways).
   static const int forced = [] {
@@ -327,13 +320,9 @@ void Clock::evaluate() {
     const double ns = (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now() - t0).count();
     if (measure_pf) pf_.add(ns, (double)awake);
-    if (eligible) {
-      par_.cost[par].ns += ns;
-      par_.cost[par].units += (double)awake;
-      if (++par_.cycles == kEpoch) {
-        choose_mode();
-        rebalance();
-      }
+    if (eligible && par_.add(ns, (double)awake)) {  // an epoch ended
+      if (always) par_ = Chooser();                   // parallel again, nothing measured
+      rebalance();
     }
   }
   for (auto& g : groups_) {

@@ -268,12 +268,14 @@ class Clock : public sc_core::sc_module {
     Cost cost[2];
     bool mode = true, probing = false;  // mode: the way running now
     uint32_t cycles = 0, probe_every = 4, since_probe = 0;
-    // Adds a measured cycle of the current way; at the end of an epoch, chooses the way
-    // for the next cycles.
-    void add(double ns, double units);
+    // Adds a measured cycle of the current way; at the end of an epoch (then it returns
+    // true) chooses the way for the next cycles.
+    bool add(double ns, double units);
     void choose();
   };
-  // Serial or parallel (mode true: on the workers).
+  // Serial or parallel (mode true: on the workers). Both choosers time the same cycles,
+  // so each one's figures include the other's probes: a probe is one epoch in 4 to 64,
+  // and both ways of the other choice are in both of its figures.
   Chooser par_;
   // With or without the prefetch hints (Clocked::prefetch; mode true: with): they pay
   // where the lines a cycle touches do not stay in cache (a 32x32 machine, or an
@@ -282,7 +284,6 @@ class Clock : public sc_core::sc_module {
   // least kPrefetchMin awake units; below that, no hints.
   Chooser pf_;
   static constexpr size_t kPrefetchMin = 256;
-  void choose_mode();
   // rebalance(): each unit's work() at the last epoch's end, and a scratch assignment.
   std::vector<uint64_t> work_mark_;
   std::vector<uint16_t> assign_;

@@ -183,8 +183,7 @@ void NetworkInterface::prefetch_late() const {
     l->prefetch_slots();
   }
   for (uint32_t m = credit_ports_ | busy_lanes_; m; m &= m - 1) {
-    const Link* l = lane_[__builtin_ctz(m)].inj;
-    if (!l) continue;
+    const Link* l = lane_[__builtin_ctz(m)].inj;  // set by connect(), before any work
     l->prefetch_control();
     l->prefetch_slots();
   }
