@@ -6,8 +6,13 @@
 //     shrink and snake) and simulated size, one `faultmesh allreduce --verify off --json`
 //     child process, --jobs at a time. A point whose JSON exists with ok = true is not
 //     run again, so a rerun resumes.
-//  2. Fits: time_us = a + b * bytes per (machine, case, algorithm) over the sizes.
-//  3. Training: the fitted allreduce time of each gradient (ResNet-50, BERT-large; fp32,
+//     With --whole on (the default outside quick mode) also the gradients themselves:
+//     ResNet-50 bf16 everywhere, ResNet-50 fp32 and BERT-large bf16 on a few cases
+//     (Report::plan_whole), run but not fitted.
+//  2. Fits: time_us = a + b * bytes per (machine, case, algorithm) over the sizes, each
+//     checked against the whole-size runs of its series.
+//  3. Training: the allreduce time of each gradient (simulated whole where it was, else
+//     fitted; ResNet-50, BERT-large; fp32,
 //     bf16), the step time = compute + (1 - overlap) * allreduce, slowdowns, throughput
 //     with the chips that are gone or idle; and the step with gradient buckets
 //     (sim/gradient_buckets.h) overlapping the backward pass, each bucket size class

@@ -100,8 +100,12 @@ void Report::fit_series() {
   }
   for (auto& [k, s] : series)
     if (s.error.empty()) s.fit = fit_linear(s.xy);  // a series with a failed size is not fitted
-  for (const Point& p : bucketpts)  // a failed class run leaves its buckets to the fit
-    if (res[p.name].ok) series[skey(p.m, p.c.id, p.algo)].unfitted.push_back({(double)p.bytes, res[p.name].j.value("time_us", 0.0)});
+  // Simulated but not fitted: the bucket classes (a failed class run leaves its buckets
+  // to the fit) and the whole-size runs (a failed one leaves its gradient to the fit,
+  // and its check row says why).
+  for (const auto* v : {&bucketpts, &wholepts, &midwhole})
+    for (const Point& p : *v)
+      if (res[p.name].ok) series[skey(p.m, p.c.id, p.algo)].unfitted.push_back({(double)p.bytes, res[p.name].j.value("time_us", 0.0)});
 }
 
 void Report::make_gradients() {

@@ -23,6 +23,11 @@ namespace fm::paper_report {
 using Json = nlohmann::ordered_json;
 
 inline constexpr const char* kAlgos[] = {"ft2d", "shrink", "snake"};  // the algorithm, then the baselines
+// The fitted sizes of a full report: bandwidth-bound (a line's 64 KiB chunks pipeline
+// over tens of steps), 4x apart, and with the chunk the whole-size runs use (chunk auto
+// is bytes/256 capped at 64 KiB, reached from 16 MiB on), so the fits hold in the
+// regime they are used in.
+inline constexpr const char* kFullSizes = "16MiB,32MiB,64MiB";
 // The availability Monte Carlo cuts a job off at this multiple of its failure-free time
 // (the report counts such jobs): the slowest case of its sensitivity table, (a) with a
 // 6-month board MTBF, takes about 16x.
@@ -91,6 +96,7 @@ struct Opts {
   std::vector<int> lat_sens = {1, 10, 100, 500};  // --latency-sensitivity (empty: off)
   double fail_at_frac = 0.5;
   int check_factor = 4;
+  bool whole = true;         // --whole: the gradients simulated whole (wholepts)
   bool sizes_given = false;  // --sizes or --mesh-sizes override the mode's default sizes
   std::map<std::string, std::vector<uint64_t>> mesh_sizes;  // per machine WxH, else `sizes`
   const std::vector<uint64_t>& sizes_of(const std::string& mesh) const {
@@ -182,6 +188,9 @@ struct Report {
   std::vector<Point> all;                          // stat then midpts: the fitted points
   std::vector<Point> checks;                       // the extrapolation check (not fitted)
   std::vector<Point> bucketpts;                    // the bucket classes' runs (not fitted)
+  // The gradients simulated whole (--whole; not fitted: they check the fits), without and
+  // with a mid-run failure (the latter time their failure from the former).
+  std::vector<Point> wholepts, midwhole;
   std::vector<Point> latpts;                       // the latency-sensitivity runs (their own series)
   std::map<std::string, Outcome> res;              // per Point::name
   std::map<std::string, Series> series;            // per skey()
@@ -201,8 +210,10 @@ struct Report {
 
   // 1. (points.cpp) The machines, their cases and one point per case, algorithm and size.
   void plan_points();
-  // 1. (points.cpp) Runs the points (mid-allreduce ones after the fault-free runs they
-  // time their failure from), then the extrapolation check's larger runs.
+  void plan_whole();  // the whole-size runs (--whole), called by plan_points()
+  // 1. (points.cpp) Runs the points (mid-allreduce ones, fitted and whole-size, after the
+  // fault-free runs they time their failure from); the extrapolation check's larger runs
+  // and the whole-size runs go with the first batch.
   void run_all_points();
   // 2. (fit.cpp) Groups the outcomes into series and fits each one without a failed run.
   void fit_series();
@@ -226,7 +237,10 @@ struct Report {
   void write_runs();
   // (page.cpp) The fitted a and b of every series with their residuals.
   void write_fits();
-  // (page.cpp) The extrapolation check: the larger runs against their fits' predictions.
+  // (page.cpp) The set-up's line on what is simulated whole (--whole) and what is fitted.
+  std::string whole_text() const;
+  // (page.cpp) "Extrapolation check: fits against larger runs": the check's larger runs
+  // and the whole-size runs against their fits' predictions, with the largest error.
   void write_checks();
   // (page.cpp) Per machine, the training step of every gradient, case and algorithm.
   void write_training();

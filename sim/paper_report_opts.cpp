@@ -48,9 +48,10 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("sbatch-arg", po::value<std::vector<std::string>>()->composing(), "slurm: extra sbatch argument, repeatable; write --sbatch-arg=--mem=8G")
     ("meshes", po::value<std::string>(), "machines WxH, comma-separated, W and H multiples of 4 (default 16x32,32x32; quick 8x16,16x16)")
     ("topologies", po::value<std::string>()->default_value("mesh,torus"), "mesh and/or torus")
-    ("sizes", po::value<std::string>(), "simulated bytes per chip, comma-separated, >= 2 distinct multiples of 64 (default 1MiB,2MiB,4MiB; quick 32KiB,64KiB,128KiB)")
+    ("sizes", po::value<std::string>(), "simulated bytes per chip of the fits, comma-separated, >= 2 distinct multiples of 64 (default 16MiB,32MiB,64MiB: bandwidth-bound, 4x apart, with the 64 KiB chunk of the whole-size runs; quick 32KiB,64KiB,128KiB)")
     ("mesh-sizes", po::value<std::vector<std::string>>()->composing(), "WxH=SIZES: simulated sizes for one machine instead of --sizes (repeatable), e.g. 32x32=256KiB,512KiB,1MiB")
-    ("check-factor", po::value<int>()->default_value(4), "extrapolation check: also simulate ft2d fault-free and centre-board at this multiple of the largest size on the smallest machine and compare with the fit, 0 (off) or 2..64")
+    ("whole", po::value<std::string>(), "on | off: simulate the gradients whole instead of fitting them: ResNet-50 bf16 for every machine, case and algorithm, ResNet-50 fp32 fault-free and centre board with ft2d, BERT-large bf16 fault-free with ft2d per machine; each fit is checked against them (default on; quick off). Each such gradient must be a multiple of 64 bytes")
+    ("check-factor", po::value<int>(), "extrapolation check: also simulate ft2d fault-free and centre-board at this multiple of the largest size on the smallest machine and compare with the fit, 0 (off) or 2..64 (default 4 with --whole off, else 0: the whole-size runs check the fits)")
     ("resnet-params", po::value<double>()->default_value(25.6e6, "25.6e6"), "ResNet-50 parameters")
     ("bert-params", po::value<double>()->default_value(340e6, "340e6"), "BERT-large parameters")
     ("resnet-compute-ms", po::value<double>()->default_value(16, "16"), "ResNet-50 compute per step per chip, ms (docs/results.md: assumptions)")
@@ -133,7 +134,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     o.topos.push_back(t);
   }
   if (o.topos.empty()) throw UsageError("--topologies: allowed mesh, torus or both");
-  const std::string sizes = vm.count("sizes") ? vm["sizes"].as<std::string>() : o.quick ? "32KiB,64KiB,128KiB" : "1MiB,2MiB,4MiB";
+  const std::string sizes = vm.count("sizes") ? vm["sizes"].as<std::string>() : o.quick ? "32KiB,64KiB,128KiB" : kFullSizes;
   o.sizes_given = vm.count("sizes") > 0 || vm.count("mesh-sizes") > 0;
   // A size list: >= 2 distinct sizes, sorted.
   auto size_list = [](const std::string& text, const std::string& opt) {
@@ -170,7 +171,13 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     if (!(v >= 0) || !std::isfinite(v)) throw UsageError(std::string("--") + n + ": must be a number >= 0");
     return v;
   };
-  o.check_factor = vm["check-factor"].as<int>();
+  o.whole = !o.quick;
+  if (vm.count("whole")) {
+    const std::string v = vm["whole"].as<std::string>();
+    if (v != "on" && v != "off") throw UsageError("--whole " + v + ": allowed on | off");
+    o.whole = v == "on";
+  }
+  o.check_factor = vm.count("check-factor") ? vm["check-factor"].as<int>() : o.whole ? 0 : 4;
   if (o.check_factor != 0 && (o.check_factor < 2 || o.check_factor > 64))
     throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": allowed 0 (off) or 2..64");
   if (o.check_factor && o.sizes.back() * o.check_factor > (4ULL << 30))  // checks run on the smallest machine
@@ -179,6 +186,16 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   o.bert_params = pos("bert-params");
   o.resnet_ms = nonneg("resnet-compute-ms");
   o.bert_ms = nonneg("bert-compute-ms");
+  // The whole-size runs simulate a gradient's exact bytes, which the flits carry in
+  // 64-byte words (sizes are multiples of 64 everywhere).
+  if (o.whole)
+    for (const auto& [name, params] : {std::pair<const char*, double>{"resnet-params", o.resnet_params}, {"bert-params", o.bert_params}}) {
+      const double bf16 = params * 2;
+      if (bf16 != std::floor(bf16) || std::fmod(bf16, 64) != 0)
+        throw UsageError(std::string("--") + name + " " + fmt(params, 0) +
+                         ": with --whole on the gradient is simulated whole, so 2 x parameters (its bf16 bytes) must be "
+                         "a whole multiple of 64; allowed e.g. 25.6e6 (--whole off fits any)");
+    }
   o.overlap = vm["overlap"].as<double>();
   if (!(o.overlap >= 0 && o.overlap <= 1)) throw UsageError("--overlap: allowed 0..1");
   o.bucket_mib = vm["bucket-mb"].as<double>();

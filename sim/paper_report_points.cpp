@@ -316,6 +316,31 @@ void Report::plan_points() {
                                            [&](const Case& x) { return x.id == c; });
             bucketpts.push_back({m, cs, a, b, m.name() + "_" + c + "_" + a + "_" + size_str(b)});
           }
+  if (o.whole) plan_whole();
+}
+
+// The whole-size runs (--whole): ResNet-50 bf16 on every machine, case and algorithm;
+// ResNet-50 fp32 fault-free and centre board with ft2d; BERT-large bf16 fault-free with
+// ft2d, one per machine. A size already run as a fitted size or a bucket class is not
+// run twice (its series has it simulated either way).
+void Report::plan_whole() {
+  std::set<std::string> have;
+  for (const auto* v : {&stat, &midpts, &bucketpts})
+    for (const Point& p : *v) have.insert(p.name);
+  auto add = [&](const Machine& m, const Case& c, const char* a, double bytes) {
+    const uint64_t b = (uint64_t)bytes;
+    Point p{m, c, a, b, m.name() + "_" + c.id + "_" + a + "_" + size_str(b)};
+    if (have.insert(p.name).second) (c.mid ? midwhole : wholepts).push_back(p);
+  };
+  const Gradient& resnet_bf16 = grads[1];
+  const Gradient& resnet_fp32 = grads[0];
+  const Gradient& bert_bf16 = grads[3];
+  for (const Machine& m : machines)
+    for (const Case& c : cases[m.name()]) {
+      for (const char* a : kAlgos) add(m, c, a, resnet_bf16.bytes());
+      if (c.id == "faultfree" || c.id == "board_centre") add(m, c, "ft2d", resnet_fp32.bytes());
+      if (c.id == "faultfree") add(m, c, "ft2d", bert_bf16.bytes());
+    }
 }
 
 void Report::run_all_points() {
@@ -338,14 +363,17 @@ void Report::run_all_points() {
   // the cluster is not left idle between batches), then the mid-run failures, which time
   // their failure from the fault-free runs.
   std::vector<Point> first = stat;
-  for (const auto* v : {&bucketpts, &latpts, &checks}) first.insert(first.end(), v->begin(), v->end());
+  for (const auto* v : {&bucketpts, &wholepts, &latpts, &checks}) first.insert(first.end(), v->begin(), v->end());
   run_points(this, first, {});
-  if (!midpts.empty()) {
+  std::vector<Point> mids = midpts;
+  mids.insert(mids.end(), midwhole.begin(), midwhole.end());
+  if (!mids.empty()) {
     std::map<std::string, uint64_t> ffc;
-    for (const Point& p : stat)
-      if (p.c.id == "faultfree" && res[p.name].ok)
-        ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
-    run_points(this, midpts, ffc);
+    for (const auto* v : {&stat, &wholepts})
+      for (const Point& p : *v)
+        if (p.c.id == "faultfree" && res[p.name].ok)
+          ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
+    run_points(this, mids, ffc);
   }
   all = stat;
   all.insert(all.end(), midpts.begin(), midpts.end());

@@ -407,7 +407,7 @@ TEST(ReportPaper, FullModeFailsOnAPhysicsCheck) {
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
   const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--meshes", "8x16", "--topologies", "mesh",
-                                  "--sizes", "32KiB,64KiB,128KiB", "--check-factor", "0", "--seeds", "20", "--bucket-runs", "off",
+                                  "--sizes", "32KiB,64KiB,128KiB", "--whole", "off", "--check-factor", "0", "--seeds", "20", "--bucket-runs", "off",
                                   "--latency-sensitivity", "off",
                                   "--out", dir, "--jobs", "2"});
   const nlohmann::json data = nlohmann::json::parse(slurp(dir + "/paper_data.json"));
@@ -492,6 +492,77 @@ TEST(ReportPaper, BucketRunsEndToEnd) {
   (void)!std::system(cmd.c_str());
 }
 
+// --whole on (small gradients on one quick machine, 1-cycle links to keep it quick):
+// every number at a gradient simulated whole is that run's own time (read from the
+// JSON its allreduce process wrote), marked sim, and every other one a fit; the
+// whole-size runs stay out of the fits (each fit has the --sizes points only), and the
+// check table's fitted time is recomputed here from the fits' a and b.
+TEST(ReportPaper, WholeSizeRunsEndToEnd) {
+  char tmpl[] = "/tmp/fm_report_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--quick", "--meshes", "8x16", "--topologies",
+                                  "torus", "--whole", "on", "--resnet-params", "3e5", "--bert-params", "1e6",
+                                  "--bucket-runs", "off", "--check-factor", "0", "--seeds", "20",
+                                  "--latency-sensitivity", "off", "--link-latency", "1", "--out", dir, "--jobs", "2"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const nlohmann::json data = nlohmann::json::parse(slurp(dir + "/paper_data.json"));
+  // 600,000, 1,200,000 and 2,000,000 bytes are not KiB multiples: the file stems carry
+  // the plain number.
+  auto run_us = [&](const std::string& cs, const std::string& algo, uint64_t bytes) {
+    const auto j = nlohmann::json::parse(slurp(dir + "/runs/8x16_torus_" + cs + "_" + algo + "_" + std::to_string(bytes) + ".json"));
+    EXPECT_EQ(j["bytes"], bytes);
+    return j["time_us"].get<double>();
+  };
+  const char* algos[] = {"ft2d", "shrink", "snake"};
+  int rows = 0, whole = 0;
+  for (const auto& t : data["training"]) {
+    const std::string g = t["model"].get<std::string>() + " " + t["dtype"].get<std::string>(), cs = t["case"];
+    const uint64_t bytes = (uint64_t)t["bytes"].get<double>();
+    for (const char* a : algos) {
+      ASSERT_TRUE(t.contains(a)) << t;
+      const bool sim = g == "ResNet-50 bf16" || (g == "ResNet-50 fp32" && std::string(a) == "ft2d" &&
+                                                 (cs == "faultfree" || cs == "board_centre")) ||
+                       (g == "BERT-large bf16" && std::string(a) == "ft2d" && cs == "faultfree");
+      EXPECT_EQ(t[a]["source"], sim ? "sim" : "fit") << g << " " << cs << " " << a;
+      if (sim) {
+        EXPECT_DOUBLE_EQ(t[a]["allreduce_ms"].get<double>(), run_us(cs, a, bytes) / 1000) << g << " " << cs << " " << a;
+        ++whole;
+      }
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4 * 6);          // 4 gradients x the 6 cases without a mid-run failure
+  EXPECT_EQ(whole, 6 * 3 + 2 + 1);  // ResNet bf16 everywhere, fp32 twice, BERT bf16 once
+  std::map<std::string, std::pair<double, double>> fits;  // machine|case|algo -> (a, b)
+  for (const auto& f : data["fits"]) {
+    EXPECT_EQ(f["n"], 3) << f;  // the three --sizes only: no whole-size run in a fit
+    fits[f["machine"].get<std::string>() + "|" + f["case"].get<std::string>() + "|" + f["algo"].get<std::string>()] = {
+        f["a_us"].get<double>(), f["b_us_per_byte"].get<double>()};
+  }
+  int checked = 0;
+  for (const auto& k : data["checks"]) {
+    const auto it = fits.find(k["machine"].get<std::string>() + "|" + k["case"].get<std::string>() + "|" + k["algo"].get<std::string>());
+    ASSERT_NE(it, fits.end()) << k;
+    const double x = k["bytes"].get<double>();
+    EXPECT_NEAR(k["fitted_us"].get<double>(), it->second.first + it->second.second * x, 1e-9 * k["fitted_us"].get<double>()) << k;
+    EXPECT_DOUBLE_EQ(k["time_us"].get<double>(), run_us(k["case"], k["algo"], (uint64_t)x)) << k;
+    ++checked;
+  }
+  const int mid = data["fail_at_available"].get<bool>() ? 3 : 0;  // board_mid, ResNet bf16, each algorithm
+  EXPECT_EQ(checked, whole + mid);
+  if (mid)
+    for (const auto& m : data["mid_amortised"])
+      if (m["model"] == "ResNet-50" && m["dtype"] == "bf16")
+        for (const char* a : algos) {
+          EXPECT_EQ(m[a]["source"], "sim") << m;
+          EXPECT_NEAR(m[a]["extra_ms"].get<double>(), (run_us("board_mid", a, 600000) - run_us("faultfree", a, 600000)) / 1000, 1e-12) << m;
+        }
+  EXPECT_NE(slurp(dir + "/results.md").find("## Extrapolation check: fits against larger runs"), std::string::npos);
+  std::string cmd = "rm -rf '" + dir + "'";
+  (void)!std::system(cmd.c_str());
+}
+
 TEST(ReportPaper, BadInputExits2) {
   for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
            {"report"}, {"report", "novel"}, {"report", "paper", "--meshes", "10x16"},
@@ -506,7 +577,9 @@ TEST(ReportPaper, BadInputExits2) {
            {"report", "paper", "--latency-sensitivity", "0"}, {"report", "paper", "--latency-sensitivity", ","},
            {"report", "paper", "--backend", "pbs"}, {"report", "paper", "--partition", "gpu"},
            {"report", "paper", "--sbatch-arg=--mem=2G"}, {"report", "paper", "--backend", "slurm", "--jobs", "0"},
-           {"report", "paper", "--backend", "slurm", "--jobs", "5000"}, {"report", "paper", "--jobs", "65"}}) {
+           {"report", "paper", "--backend", "slurm", "--jobs", "5000"}, {"report", "paper", "--jobs", "65"},
+           {"report", "paper", "--whole", "maybe"}, {"report", "paper", "--resnet-params", "1000001"},
+           {"report", "paper", "--bert-params", "3.3e5"}}) {
     std::vector<std::string> argv = {FAULTMESH_BIN};
     argv.insert(argv.end(), a.begin(), a.end());
     const Captured c = run_capture(argv);
