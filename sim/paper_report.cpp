@@ -83,6 +83,12 @@ int cmd_report(const std::vector<std::string>& args) {
   r.o = paper_report::parse_opts(std::vector<std::string>(args.begin() + 1, args.end()), &help);
   if (help) return kExitOk;
   const paper_report::Opts& o = r.o;
+  if (o.plan) {  // nothing is run or written
+    r.make_gradients();
+    r.plan_points();
+    r.print_plan(std::cout);
+    return kExitOk;
+  }
   make_dirs(o.out, "--out");
   make_dirs(o.out + "/img", "--out");
   make_dirs(o.runs, "--runs");

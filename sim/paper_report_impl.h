@@ -97,6 +97,7 @@ struct Opts {
   double fail_at_frac = 0.5;
   int check_factor = 4;
   bool whole = true;         // --whole: the gradients simulated whole (wholepts)
+  bool plan = false;         // --plan: list the runs and exit
   bool sizes_given = false;  // --sizes or --mesh-sizes override the mode's default sizes
   std::map<std::string, std::vector<uint64_t>> mesh_sizes;  // per machine WxH, else `sizes`
   const std::vector<uint64_t>& sizes_of(const std::string& mesh) const {
@@ -211,6 +212,8 @@ struct Report {
   // 1. (points.cpp) The machines, their cases and one point per case, algorithm and size.
   void plan_points();
   void plan_whole();  // the whole-size runs (--whole), called by plan_points()
+  // (points.cpp) --plan: the runs plan_points() chose, which are done, and the work left.
+  void print_plan(std::ostream& out) const;
   // 1. (points.cpp) Runs the points (mid-allreduce ones, fitted and whole-size, after the
   // fault-free runs they time their failure from); the extrapolation check's larger runs
   // and the whole-size runs go with the first batch.

@@ -37,6 +37,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   const AvailParams ad;
   d.add_options()
     ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 70 s on 2 cores")
+    ("plan", po::bool_switch(), "list every run the report needs (done in --runs or not) and the chip-GB left to simulate, then exit: nothing is run or written")
     ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
     ("runs", po::value<std::string>(), "directory for the runs' JSON (default OUT/runs); reruns resume from it")
     ("backend", po::value<std::string>()->default_value("local"), "local (child processes on this machine) | slurm (each batch of runs one Slurm job array, followed until done; a rerun follows a job an interrupted report left queued)")
@@ -95,6 +96,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   }
   Opts o;
   o.quick = vm["quick"].as<bool>();
+  o.plan = vm["plan"].as<bool>();
   o.out = vm["out"].as<std::string>();
   check_path_value(o.out, "--out", "a directory");
   o.runs = vm.count("runs") ? vm["runs"].as<std::string>() : o.out + "/runs";

@@ -118,6 +118,17 @@ bool read_status(const Opts& o, const Point& p, int* code, double* secs) {
   return (bool)(f >> *code >> *secs);
 }
 
+// Whether point p has a completed run in the runs directory (its JSON in *j): one that
+// completed with this report's link set-up (a runs directory from a report with another
+// --link-latency is run again, not reused).
+bool point_done(const Opts& o, const Point& p, Json* j) {
+  *j = read_json(o.runs + "/" + p.name + ".json");
+  const int lat = run_lat(p, o);
+  const Json cfg = j->is_object() ? j->value("config", Json::object()) : Json::object();
+  return j->is_object() && j->value("ok", false) && cfg.value("link-latency", 0) == lat &&
+         cfg.value("credit-latency", 0) == lat && cfg.value("buf", 0) == run_buf(p, o);
+}
+
 // Runs the points not yet done (locally `jobs` child processes at a time, or as one
 // Slurm job array followed to its end); fills r->res and the report's run counts.
 void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::string, uint64_t>& ff_cycles) {
@@ -126,14 +137,8 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
   const std::string exe = self_exe();
   std::vector<const Point*> todo;
   for (const Point& p : pts) {
-    const std::string f = o.runs + "/" + p.name + ".json";
-    const Json j = read_json(f);
-    // Done when it completed with this report's link set-up (a runs directory from a
-    // report with another --link-latency is run again, not reused).
-    const int lat = run_lat(p, o);
-    const Json cfg = j.is_object() ? j.value("config", Json::object()) : Json::object();
-    if (j.is_object() && j.value("ok", false) && cfg.value("link-latency", 0) == lat &&
-        cfg.value("credit-latency", 0) == lat && cfg.value("buf", 0) == run_buf(p, o)) {
+    Json j;
+    if (point_done(o, p, &j)) {
       (*out)[p.name] = {true, j, ""};
       ++r->reused;
     } else {
@@ -317,6 +322,19 @@ void Report::plan_points() {
             bucketpts.push_back({m, cs, a, b, m.name() + "_" + c + "_" + a + "_" + size_str(b)});
           }
   if (o.whole) plan_whole();
+  // Extrapolation check: bigger runs on the smallest machine (per topology), not fitted.
+  if (o.check_factor) {
+    const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
+                        return a.chips() < b.chips();
+                      })->chips();
+    for (const Machine& m : machines)
+      if (m.chips() == least)
+        for (const Case& c : cases[m.name()])
+          if (c.id == "faultfree" || c.id == "board_centre") {
+            const uint64_t b = o.sizes_of(m.mesh()).back() * (uint64_t)o.check_factor;
+            checks.push_back({m, c, "ft2d", b, m.name() + "_" + c.id + "_ft2d_" + size_str(b) + "_check"});
+          }
+  }
 }
 
 // The whole-size runs (--whole): ResNet-50 bf16 on every machine, case and algorithm;
@@ -343,22 +361,36 @@ void Report::plan_whole() {
     }
 }
 
+// --plan: every run the report needs, one line each (name, chips, bytes per chip,
+// whether the runs directory has it), and what is left to simulate in chip-GB (chips x
+// bytes per chip, summed): at the bandwidth-bound sizes a run's time grows with it, so it
+// says how long the rest takes once one run's time is known (docs/results.md).
+void Report::print_plan(std::ostream& out) const {
+  struct Group {
+    const char* what;
+    const std::vector<Point>* v;
+  };
+  const Group groups[] = {{"fitted size", &stat},      {"whole", &wholepts},   {"bucket class", &bucketpts},
+                          {"latency", &latpts},        {"check", &checks},     {"mid-run, fitted size", &midpts},
+                          {"mid-run, whole", &midwhole}};
+  int n = 0, done = 0;
+  double left = 0, all = 0;
+  for (const Group& g : groups)
+    for (const Point& p : *g.v) {
+      Json j;
+      const bool d = point_done(o, p, &j);
+      const double gb = (double)p.m.chips() * (double)p.bytes / 1e9;
+      out << p.name << "\t" << g.what << "\t" << p.m.chips() << " chips\t" << p.bytes << " B\t"
+          << fmt(gb, 3) << " chip-GB\t" << (d ? "done" : "to run") << "\n";
+      ++n, done += d, all += gb, left += d ? 0 : gb;
+    }
+  out << "report plan: " << n << " runs, " << done << " already done in " << o.runs << ", " << n - done
+      << " to run; " << fmt(left, 1) << " of " << fmt(all, 1) << " chip-GB left to simulate\n";
+}
+
 void Report::run_all_points() {
   const auto t0 = std::chrono::steady_clock::now();
   settle_earlier_jobs(o);
-  // Extrapolation check: bigger runs on the smallest machine (per topology), not fitted.
-  if (o.check_factor) {
-    const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
-                        return a.chips() < b.chips();
-                      })->chips();
-    for (const Machine& m : machines)
-      if (m.chips() == least)
-        for (const Case& c : cases[m.name()])
-          if (c.id == "faultfree" || c.id == "board_centre") {
-            const uint64_t b = o.sizes_of(m.mesh()).back() * (uint64_t)o.check_factor;
-            checks.push_back({m, c, "ft2d", b, m.name() + "_" + c.id + "_ft2d_" + size_str(b) + "_check"});
-          }
-  }
   // Every point that needs no other run first, in one batch (on Slurm one job array, so
   // the cluster is not left idle between batches), then the mid-run failures, which time
   // their failure from the fault-free runs.

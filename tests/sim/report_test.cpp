@@ -5,6 +5,7 @@
 // in the test.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -559,6 +560,57 @@ TEST(ReportPaper, WholeSizeRunsEndToEnd) {
           EXPECT_NEAR(m[a]["extra_ms"].get<double>(), (run_us("board_mid", a, 600000) - run_us("faultfree", a, 600000)) / 1000, 1e-12) << m;
         }
   EXPECT_NE(slurp(dir + "/results.md").find("## Extrapolation check: fits against larger runs"), std::string::npos);
+  std::string cmd = "rm -rf '" + dir + "'";
+  (void)!std::system(cmd.c_str());
+}
+
+// --plan lists the runs a full report needs and runs none: on one machine without the
+// bucket classes and the latency sensitivity, 3 fitted sizes x 3 algorithms x every case,
+// and the whole-size runs (ResNet-50 bf16 x every case and algorithm, ResNet-50 fp32 on
+// two cases, BERT-large bf16 on one); a run already in the runs directory with the
+// report's link set-up counts as done, one with another set-up does not.
+TEST(ReportPaper, PlanListsTheRunsAndRunsNone) {
+  char tmpl[] = "/tmp/fm_report_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "/runs'").c_str()), 0);
+  // One run done with the report's set-up (200-cycle links, 408-flit buffers), one with
+  // 1-cycle links.
+  std::ofstream(dir + "/runs/8x16_mesh_faultfree_ft2d_16MiB.json")
+      << R"({"ok": true, "config": {"link-latency": 200, "credit-latency": 200, "buf": 408}})";
+  std::ofstream(dir + "/runs/8x16_mesh_faultfree_ft2d_32MiB.json")
+      << R"({"ok": true, "config": {"link-latency": 1, "credit-latency": 1, "buf": 8}})";
+  const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--plan", "--meshes", "8x16", "--topologies", "mesh",
+                                  "--bucket-runs", "off", "--latency-sensitivity", "off", "--out", dir + "/out",
+                                  "--runs", dir + "/runs"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  std::istringstream in(c.out);
+  std::string line, summary;
+  int runs = 0, done = 0;
+  double gb = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("report plan: ", 0) == 0) {
+      summary = line;
+      continue;
+    }
+    ++runs;
+    done += line.size() > 5 && line.compare(line.size() - 5, 5, "\tdone") == 0;
+    const size_t b = line.find(" chips\t") + 7;
+    gb += 128.0 * std::stod(line.substr(b, line.find(" B\t", b) - b)) / 1e9;
+  }
+  const bool mid = c.out.find("board_mid") != std::string::npos;
+  const int cases = mid ? 7 : 6;
+  EXPECT_EQ(runs, cases * 3 * 3 + cases * 3 + 2 + 1) << c.out;
+  EXPECT_EQ(done, 1) << c.out;
+  EXPECT_NE(c.out.find("8x16_mesh_faultfree_ft2d_50000KiB\twhole"), std::string::npos) << c.out;  // 51.2 MB
+  EXPECT_NE(c.out.find("8x16_mesh_faultfree_ft2d_680000000\twhole"), std::string::npos) << c.out;  // 680 MB
+  // The fitted sizes 16 + 32 + 64 MiB per case and algorithm, ResNet-50 bf16 the same,
+  // 102.4 MB twice, 680 MB once, on 128 chips.
+  const double want = 128 * (cases * 3 * (112.0 * (1 << 20) + 51.2e6) + 2 * 102.4e6 + 680e6) / 1e9;
+  EXPECT_NEAR(gb, want, 1e-6 * want);
+  EXPECT_NE(summary.find(std::to_string(runs) + " runs, 1 already done"), std::string::npos) << summary;
+  struct stat st;
+  EXPECT_NE(::stat((dir + "/out").c_str(), &st), 0) << "--plan wrote its output directory";
   std::string cmd = "rm -rf '" + dir + "'";
   (void)!std::system(cmd.c_str());
 }
