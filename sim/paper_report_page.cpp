@@ -298,9 +298,16 @@ void Report::check_fit(const Series& s, const std::string& what) {
 // Each fit against the runs it was not fitted to: the extrapolation check's larger run
 // (--check-factor) and the gradients simulated whole (--whole).
 void Report::write_checks() {
-  std::vector<const Point*> pts;
-  for (const auto* v : {&checks, &wholepts, &midwhole})
-    for (const Point& p : *v) pts.push_back(&p);
+  // Each run with what it is: the check's larger size, or the gradient it simulates whole.
+  std::vector<std::pair<const Point*, std::string>> pts;
+  for (const Point& p : checks) pts.push_back({&p, std::to_string(o.check_factor) + "x the largest size"});
+  for (const auto* v : {&wholepts, &midwhole})
+    for (const Point& p : *v)
+      for (const Gradient& g : grads)
+        if ((double)p.bytes == g.bytes()) {
+          pts.push_back({&p, g.model + " " + g.dtype + " whole"});
+          break;
+        }
   if (pts.empty()) return;
   md << "## Extrapolation check: fits against larger runs\n\n"
      << "The fits are used far beyond the simulated sizes. Each run here was simulated and left out of its "
@@ -312,15 +319,10 @@ void Report::write_checks() {
   md << "\n\n| machine | case | algo | bytes | run | simulated time_us | fitted time_us | fit error |\n"
      << "|---|---|---|---|---|---|---|---|\n";
   Json jc = Json::array();
-  for (const Point* pp : pts) {
+  for (const auto& [pp, what] : pts) {
     const Point& p = *pp;
     const Outcome& oc = res[p.name];
     const Series& s = series[skey(p.m, p.c.id, p.algo)];
-    std::string what = p.name.size() > 6 && p.name.compare(p.name.size() - 6, 6, "_check") == 0
-                           ? std::to_string(o.check_factor) + "x the largest size"
-                           : "";
-    for (const Gradient& g : grads)
-      if (what.empty() && (double)p.bytes == g.bytes()) what = g.model + " " + g.dtype + " whole";
     md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | " << what << " | ";
     if (!oc.ok || !s.fit.ok) {
       md << (oc.ok ? "" : "failed: " + oc.error) << " | " << (s.fit.ok ? "" : "not fitted") << " | |\n";

@@ -364,7 +364,7 @@ void Report::plan_whole() {
 // --plan: every run the report needs, one line each (name, chips, bytes per chip,
 // whether the runs directory has it), and what is left to simulate in chip-GB (chips x
 // bytes per chip, summed): at the bandwidth-bound sizes a run's time grows with it, so it
-// says how long the rest takes once one run's time is known (docs/results.md).
+// says how long the rest takes once one run's time is known (docs/sweeps.md).
 void Report::print_plan(std::ostream& out) const {
   struct Group {
     const char* what;
