@@ -21,15 +21,28 @@
 namespace fm::coll::detail {
 namespace {
 
-// Whether consecutive chips of `p` are neighbours joined by a live link (both ways):
-// the path a chain needs.
+// Whether chip b lies on a's line further along v (wrapping on a torus) with every link
+// between them live: the chips in between are live, and forward what passes without
+// taking part (a leaf row's routers, for a column group that crosses it). The routes are
+// minimal, so a transfer from a to b runs straight along that run.
+bool straight_run(const Frame& fr, ChipId a, ChipId b) {
+  if (fr.u(a) != fr.u(b) || a == b) return false;
+  const int u = fr.u(a);
+  for (int v = fr.v(a); v != fr.v(b); v = fr.vnext(v, 1))
+    if (v < 0 || !fr.vlink(u, v)) return false;
+  return true;
+}
+
+// Whether consecutive chips of `p` are joined by live links (both ways): neighbours, or
+// (a phase-2 group) on one line with a straight run of live links between them. The
+// path a chain needs.
 bool path_linked(const Frame& fr, const std::vector<ChipId>& p) {
   for (size_t i = 0; i + 1 < p.size(); ++i) {
     bool joined = false;
     for (int q = 0; q < kNumNetPorts && !joined; ++q)
       joined = fr.t.neighbour(p[i], (Port)q) == (long)p[i + 1] && !fr.f.link_dead(p[i], (Port)q) &&
                !fr.f.link_dead(p[i + 1], opposite((Port)q));
-    if (!joined) return false;
+    if (!joined && !straight_run(fr, p[i], p[i + 1])) return false;
   }
   return true;
 }
@@ -111,6 +124,26 @@ RingSpec group_spec(const Frame& fr, std::vector<ChipId> m) {
       const int va = fr.v(m[i]), vb = fr.v(m[(i + 1) % n]);
       const bool adj = (va + 1) % fr.V == vb && fr.vlink(u, va);
       if (!adj) breaks.push_back(i);
+    }
+    // More than one break: a gap that only passes live chips of other lines (the leaf
+    // rows of another hole, on a column two holes cut into two runs of full rows) is
+    // crossed straight instead (straight_run), so the group stays one path rather than
+    // an alternate-node ring whose long edges detour around the hole. The break kept is
+    // a dead one, else (every gap crossable) the widest, the first of equals: where the
+    // path would share the most links with the leaves' hand-overs.
+    if (breaks.size() >= 2) {
+      auto gap = [&](size_t i) { return (fr.v(m[(i + 1) % n]) - fr.v(m[i]) + fr.V) % fr.V; };
+      auto crossable = [&](size_t i) { return (i + 1 < n || fr.t.torus()) && straight_run(fr, m[i], m[(i + 1) % n]); };
+      std::vector<size_t> kept;
+      for (size_t i : breaks)
+        if (!crossable(i)) kept.push_back(i);
+      if (kept.empty()) {
+        size_t w = breaks[0];
+        for (size_t i : breaks)
+          if (gap(i) > gap(w)) w = i;
+        kept.push_back(w);
+      }
+      if (kept.size() == 1) breaks = kept;
     }
     if (breaks.empty() && (int)n == fr.V) {
       cyclic = true;
