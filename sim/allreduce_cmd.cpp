@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "models/collective/algorithms.h"
+#include "models/model_version.h"
 #include "models/noc/fault_set.h"
 #include "sim/cli.h"
 #include "sim/options.h"
@@ -55,12 +56,32 @@ std::string allreduce_summary(const AllreduceResult& r) {
   return s.str();
 }
 
-}  // namespace
-
-int cmd_allreduce(const std::vector<std::string>& args) {
+// Every option of `faultmesh allreduce`.
+po::options_description allreduce_command_options() {
   po::options_description desc;
   desc.add(allreduce_options()).add(output_options()).add(html_options()).add(wave_options())
       .add(rtl_router_options());
+  // The run store's question (docs/results.md): would this configuration run the same
+  // schedules as a stored result? Answered without simulating.
+  po::options_description fp("Schedule fingerprint");
+  fp.add_options()("fingerprint", po::bool_switch(),
+                   "print the fingerprint of the schedules this run would execute and the model version as "
+                   "JSON on stdout, and exit without simulating");
+  desc.add(fp);
+  return desc;
+}
+
+}  // namespace
+
+std::string allreduce_fingerprint(const std::vector<std::string>& args) {
+  const po::options_description desc = allreduce_command_options();
+  po::variables_map vm;
+  if (!parse_args(args, desc, "", &vm)) throw UsageError("allreduce_fingerprint: --help is not a run");
+  return schedule_fingerprint(allreduce_config_from(vm));
+}
+
+int cmd_allreduce(const std::vector<std::string>& args) {
+  const po::options_description desc = allreduce_command_options();
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh allreduce [options]\n"
@@ -69,6 +90,13 @@ int cmd_allreduce(const std::vector<std::string>& args) {
                   &vm))
     return kExitOk;
   Config cfg = allreduce_config_from(vm);
+  if (vm["fingerprint"].as<bool>()) {
+    nlohmann::ordered_json j;
+    j["schedule_fingerprint"] = schedule_fingerprint(cfg);
+    j["model_version"] = kModelVersion;
+    std::cout << j.dump() << "\n";
+    return kExitOk;
+  }
   Outputs out;
   WaveOptions wave;
   RunOptions ro;

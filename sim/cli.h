@@ -13,7 +13,16 @@ namespace fm {
 
 // Exit codes of every subcommand.
 // kExitWriteFailed: a result could not be written (WriteError, tb/result_file.h).
-enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitRunFailed = 3, kExitWriteFailed = 4 };
+// kExitIncomplete: `report paper` wrote its page, but some of its runs are pending (not
+// in the run store yet: --render-only, or not run within --budget).
+enum ExitCode {
+  kExitOk = 0,
+  kExitInternal = 1,
+  kExitBadInput = 2,
+  kExitRunFailed = 3,
+  kExitWriteFailed = 4,
+  kExitIncomplete = 5
+};
 
 // Thrown for bad input; the message is one line naming the option and allowed values.
 using UsageError = ConfigError;
@@ -40,6 +49,9 @@ int cmd_bench(const std::vector<std::string>& args);
 int cmd_routes(const std::vector<std::string>& args);
 int cmd_cosim(const std::vector<std::string>& args);
 int cmd_allreduce(const std::vector<std::string>& args);
+// The schedule fingerprint `faultmesh allreduce ARGS --fingerprint` prints (args
+// without the command name), computed in this process; throws UsageError for bad ARGS.
+std::string allreduce_fingerprint(const std::vector<std::string>& args);
 
 // Writes `text` to `path` atomically (temporary file + rename, result_temp_path); throws
 // WriteError when it cannot, with the temporary file removed.

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "sim/cli.h"
 #include "sim/paper_report_impl.h"
@@ -83,6 +84,7 @@ int cmd_report(const std::vector<std::string>& args) {
   r.o = paper_report::parse_opts(std::vector<std::string>(args.begin() + 1, args.end()), &help);
   if (help) return kExitOk;
   const paper_report::Opts& o = r.o;
+  r.store = std::make_unique<paper_report::RunStore>(o.store);  // throws on a malformed store
   if (o.plan) {  // nothing is run or written
     r.make_gradients();
     r.plan_points();
@@ -91,7 +93,9 @@ int cmd_report(const std::vector<std::string>& args) {
   }
   make_dirs(o.out, "--out");
   make_dirs(o.out + "/img", "--out");
-  make_dirs(o.runs, "--runs");
+  if (!o.render_only) make_dirs(o.runs, "--runs");
+  const std::string store_dir = o.store.find('/') == std::string::npos ? "." : o.store.substr(0, o.store.rfind('/'));
+  make_dirs(store_dir, "--store");
   const auto t0 = Clock::now();
 
   r.make_gradients();  // 0. The gradients (their buckets set sizes to simulate).
@@ -117,7 +121,7 @@ int cmd_report(const std::vector<std::string>& args) {
   // A run that failed leaves a hole in the page's numbers (its series is not fitted, its
   // rows say why): the page is written, but the report did not succeed.
   int failed = 0;
-  for (const auto& [name, oc] : r.res) failed += !oc.ok;
+  for (const auto& [name, oc] : r.res) failed += !oc.ok && !oc.pending;
   if (failed) {
     std::cerr << "report: " << failed << " of " << r.res.size() << " runs failed (the page lists why); "
               << "rerun the same command to retry them\n";
@@ -129,6 +133,11 @@ int cmd_report(const std::vector<std::string>& args) {
     std::cerr << "report: " << r.unphysical.size() << " physics check" << (r.unphysical.size() > 1 ? "s" : "")
               << " failed, e.g. " << r.unphysical.front() << (r.o.quick ? " (quick mode: listed only)" : "") << "\n";
     if (!r.o.quick) return kExitRunFailed;
+  }
+  if (r.pending) {
+    std::cerr << "report: " << r.pending << " of " << r.res.size() << " runs pending (not in the run store "
+              << o.store << "); the page shows their numbers as pending; rerun, with --budget, to add them\n";
+    return kExitIncomplete;
   }
   return kExitOk;
 }

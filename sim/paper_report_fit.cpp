@@ -47,9 +47,11 @@ std::string skey(const Machine& m, const std::string& c, const std::string& a, i
 Estimate estimate(const Series& s, double bytes) {
   for (const auto* pts : {&s.xy, &s.unfitted})
     for (const auto& [x, y] : *pts)
-      if (x == bytes) return {true, true, y};
-  if (!s.fit.ok) return {};
-  return {true, false, s.fit.at(bytes)};
+      if (x == bytes) return {true, true, false, y};
+  Estimate none;
+  none.pending = s.pending || (s.fit.ok && bytes > s.checked_upto * (1 + 1e-9));
+  if (!s.fit.ok || none.pending) return none;
+  return {true, false, false, s.fit.at(bytes)};
 }
 
 bool fitted_below_bound(const Series& s, bool simulated, double us, double bytes) {
@@ -60,6 +62,7 @@ bool fitted_below_bound(const Series& s, bool simulated, double us, double bytes
 Train train(const Series& s, const Gradient& g, double overlap) {
   Train t;
   const Estimate e = estimate(s, g.bytes());
+  t.pending = e.pending;
   if (!e.ok || s.participants <= 0) return t;
   t.ok = true;
   t.simulated = e.simulated;
@@ -85,6 +88,7 @@ void Report::fit_series() {
     const Outcome& oc = res[p.name];
     if (!oc.ok) {
       if (s.error.empty()) s.error = oc.error;
+      s.pending |= oc.pending;
       continue;
     }
     s.xy.push_back({(double)p.bytes, oc.j.value("time_us", 0.0)});
@@ -106,6 +110,16 @@ void Report::fit_series() {
   for (const auto* v : {&bucketpts, &wholepts, &midwhole})
     for (const Point& p : *v)
       if (res[p.name].ok) series[skey(p.m, p.c.id, p.algo)].unfitted.push_back({(double)p.bytes, res[p.name].j.value("time_us", 0.0)});
+  // The regime the fits are checked in: up to the largest whole-size run (or
+  // extrapolation check) compared with a fit. With --whole a fitted number beyond it
+  // waits for the run that checks it (pending), rather than being extrapolated unchecked.
+  if (o.whole) {
+    checked_upto = 0;
+    for (const auto* v : {&wholepts, &midwhole, &checks})
+      for (const Point& p : *v)
+        if (res[p.name].ok && series[skey(p.m, p.c.id, p.algo)].fit.ok) checked_upto = std::max(checked_upto, (double)p.bytes);
+    for (auto& [k, s] : series) s.checked_upto = checked_upto;
+  }
 }
 
 void Report::make_gradients() {

@@ -4,7 +4,9 @@
 // for sim/paper_report_points.cpp, and so on). Private to sim/paper_report*.cpp.
 #pragma once
 #include <cstdint>
+#include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -16,6 +18,7 @@
 #include "sim/availability.h"
 #include "sim/gradient_buckets.h"
 #include "sim/paper_report.h"
+#include "sim/paper_run_store.h"
 #include "sim/slurm.h"
 
 namespace fm::paper_report {
@@ -24,10 +27,35 @@ using Json = nlohmann::ordered_json;
 
 inline constexpr const char* kAlgos[] = {"ft2d", "shrink", "snake"};  // the algorithm, then the baselines
 // The fitted sizes of a full report: bandwidth-bound (a line's 64 KiB chunks pipeline
-// over tens of steps), 4x apart, and with the chunk the whole-size runs use (chunk auto
-// is bytes/256 capped at 64 KiB, reached from 16 MiB on), so the fits hold in the
-// regime they are used in.
-inline constexpr const char* kFullSizes = "16MiB,32MiB,64MiB";
+// over tens of steps) and with the chunk the whole-size runs use (chunk auto is
+// bytes/256 capped at 64 KiB, reached from 16 MiB on), so the fits hold in the regime
+// they are used in; every fit is checked against the whole-size runs (ResNet-50 at
+// 51.2 and 102.4 MB, BERT-large at 680 MB and 1.36 GB), which is what makes two sizes
+// enough (docs/training-model.md: at 16-64 MiB the fit predicts the whole ResNet-50
+// runs within 0.32 %).
+inline constexpr const char* kFullSizes = "16MiB,32MiB";
+// Every algorithm of the report runs at the best set-up measured in docs/collectives.md
+// ("ft2d against the best fault-free 2d"): both orders at once on half the data each,
+// and per line the lower link load (a ring where it closes, a chain where it cannot).
+inline constexpr const char* kReportOrder = "both";
+inline constexpr const char* kReportLine = "auto";
+// The report's runs in the order they are worth running (--budget runs them in this
+// order, and --plan lists them so): the answer first.
+enum Priority : int {
+  kPrioHeadline = 0,  // ResNet-50 bf16 whole: fault-free ft2d and the centre board, each algorithm
+  kPrioBert = 1,      // what BERT-large's headline needs: those series' fitted sizes and one whole check
+  kPrioCases = 2,     // the other cases (edge, corner, two boards, one link, mid-run)
+  kPrioChecks = 3,    // ResNet-50 fp32 whole and BERT-large fp32 whole: the fits' checks at the top sizes
+  kPrioBuckets = 4,   // the bucket size classes (a sensitivity of the overlap model)
+  kPrioLatency = 5,   // the link-latency sensitivity
+};
+inline constexpr const char* kPrioNames[] = {"headline ResNet-50", "headline BERT-large", "other cases",
+                                             "fp32 checks", "bucket classes", "latency sensitivity"};
+// The host's simulation rate before the store has a run made on it, chip-GB per second
+// of one run at 1 and 2 threads: a 16x32 torus ft2d allreduce of 51.2 MB per chip with
+// the centre board failed, 200-cycle links, took 99 s at 2 threads on a 2-core
+// x86-64 host (26.2 chip-GB); 1 thread taken as 55 % of that rate.
+inline constexpr double kDefaultRate2 = 0.26, kDefaultRate1 = 0.145;
 // The availability Monte Carlo cuts a job off at this multiple of its failure-free time
 // (the report counts such jobs): the slowest case of its sensitivity table, (a) with a
 // 6-month board MTBF, takes about 16x.
@@ -58,13 +86,16 @@ struct Point {
   uint64_t bytes = 0;
   std::string name;  // file stem in the runs directory
   int lat = 0;       // a latency-sensitivity run's link latency (0: the report's --link-latency)
+  int prio = kPrioCases;
+  double chip_gb() const { return (double)m.chips() * (double)bytes / 1e9; }
 };
 
 // How a point's run ended.
 struct Outcome {
   bool ok = false;
-  Json j;             // the run's JSON when ok
-  std::string error;  // why not
+  bool pending = false;  // not in the run store yet (not run within --budget, or --render-only)
+  Json j;                // the run's record (its result's fields the page reads) when ok
+  std::string error;     // why not
 };
 
 // A gradient: parameters x element size.
@@ -81,6 +112,9 @@ struct Gradient {
 struct Opts {
   bool quick = false;
   std::string out, runs;
+  std::string store;         // the run store (sim/paper_run_store.h), default OUT/paper/runs.jsonl
+  double budget_s = 0;       // --budget: start no run its estimate says ends later (0: no limit)
+  bool render_only = false;  // --render-only: the page from the store, nothing run
   std::string backend = "local";  // local: child processes here; slurm: one job array per batch
   SlurmOptions slurm;             // --partition, --account, --time, --sbatch-arg, --jobs, --threads
   int jobs = 1;     // local: runs at once; slurm: the array throttle (0 = none)
@@ -133,6 +167,10 @@ struct Series {  // one (machine, case, algorithm): its simulated sizes and thei
   std::vector<std::pair<double, double>> unfitted;  // simulated, not in the fit: the bucket classes
   int participants = 0, live = 0;
   std::string error;  // the first failed point's reason
+  bool pending = false;  // a point of it is not in the run store yet
+  // The largest size at which a whole-size run checked a fit (with --whole; infinite
+  // without): a fitted number beyond it is outside the checked regime, shown as pending.
+  double checked_upto = INFINITY;
   // The lowest link-load bound per byte of its simulated points (us/byte; 0 unknown):
   // no fitted time may fall below it (fit_below_bound).
   double bound_us_per_byte = 0;
@@ -153,6 +191,7 @@ int buf_for_latency(int lat);
 struct Estimate {
   bool ok = false;
   bool simulated = false;
+  bool pending = false;  // not ok because runs are pending or the size is beyond the checked regime
   double us = 0;
 };
 Estimate estimate(const Series& s, double bytes);
@@ -165,6 +204,7 @@ bool fitted_below_bound(const Series& s, bool simulated, double us, double bytes
 struct Train {
   bool ok = false;
   bool simulated = false;
+  bool pending = false;  // no number yet: its runs are not in the run store (Estimate::pending)
   double ar_ms = 0, step_ms = 0;
   int workers = 0;  // chips whose gradients are summed (do useful work)
 };
@@ -176,6 +216,10 @@ Train train(const Series& s, const Gradient& g, double overlap);
 // Relative training throughput (samples/s vs the fault-free machine with ft2d): per-chip
 // batch fixed, so samples per step scale with the working chips.
 double rel_throughput(const Train& t, const Train& ff, int chips);
+
+// What the page shows for a missing number: "pending" while its runs are not in the run
+// store, else "n/a" (a run failed or the series has no fit).
+inline const char* missing(const Train& t) { return t.pending ? "pending" : "n/a"; }
 
 // --- the report's stages -----------------------------------------------------------------
 
@@ -202,9 +246,18 @@ struct Report {
   std::vector<std::string> unphysical;             // the physics checks' failures (write_physics)
   // How this report's runs went (the page's "This report" line): runs reused from the
   // runs directory, runs started now, their wall time, and the Slurm jobs they ran in.
-  int reused = 0, ran_now = 0;
+  int reused = 0, ran_now = 0, pending = 0;
   double run_seconds = 0;
+  std::unique_ptr<RunStore> store;  // opened by run_all_points
+  double deadline_s = 0;            // seconds since the report started after which no run may end (0: none)
+  // The largest gradient size at which a whole-size run has checked a fit (0: none):
+  // a fitted number beyond it is outside the checked regime and shown as pending.
+  double checked_upto = 0;
   std::vector<std::string> slurm_jobs;
+
+  // The runs the heatmaps are drawn from (plan_points): ft2d on the largest machine,
+  // fault-free and with the centre board failed; their records keep the per-link map.
+  std::string heatmap_before, heatmap_after;
 
   // The machine with the most chips (the first of them): heatmaps and availability.
   const Machine& biggest() const;
@@ -214,6 +267,8 @@ struct Report {
   void plan_whole();  // the whole-size runs (--whole), called by plan_points()
   // (points.cpp) --plan: the runs plan_points() chose, which are done, and the work left.
   void print_plan(std::ostream& out) const;
+  // (points.cpp) Every point in the order the report runs them (Priority).
+  std::vector<const Point*> ordered_points() const;
   // 1. (points.cpp) Runs the points (mid-allreduce ones, fitted and whole-size, after the
   // fault-free runs they time their failure from); the extrapolation check's larger runs
   // and the whole-size runs go with the first batch.
@@ -261,8 +316,8 @@ struct Report {
   // the no-overlap step, for the fault-free and centre-board cases; adds fitted bucket
   // times below their link-load bound to `unphysical`.
   void write_buckets();
-  // The machines of the latency sensitivity: all in a full report, the first of the
-  // largest in quick mode.
+  // The machines of the latency sensitivity: those with the fewest chips in a full
+  // report, the first of the largest in quick mode.
   std::vector<const Machine*> latency_machines() const;
   // (latency.cpp) The headline's rows at each link latency of --latency-sensitivity.
   void write_latency();

@@ -1,6 +1,7 @@
 // faultmesh report paper: its options, parsed and checked (parse_opts,
 // sim/paper_report_impl.h).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <set>
@@ -20,6 +21,37 @@ namespace {
 
 namespace po = boost::program_options;
 
+// A duration: one or more NUMBER UNIT terms with units h, m, s (e.g. 2h30m, 90m,
+// 5400s, 1.5h), or a plain number of seconds; false for anything else.
+bool parse_duration(const std::string& text, double* secs) {
+  *secs = 0;
+  if (text.empty()) return false;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = i;
+    while (j < text.size() && (std::isdigit((unsigned char)text[j]) || text[j] == '.')) ++j;
+    if (j == i) return false;
+    double v;
+    try {
+      size_t used = 0;
+      v = std::stod(text.substr(i, j - i), &used);
+      if (used != j - i) return false;
+    } catch (const std::exception&) {
+      return false;
+    }
+    if (j == text.size()) {
+      if (i != 0) return false;  // a bare number only on its own
+      *secs = v;
+      return std::isfinite(v);
+    }
+    const char u = text[j];
+    if (u != 'h' && u != 'm' && u != 's') return false;
+    *secs += v * (u == 'h' ? 3600 : u == 'm' ? 60 : 1);
+    i = j + 1;
+  }
+  return std::isfinite(*secs);
+}
+
 // The non-empty fields of `s` between the separators.
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> v;
@@ -37,9 +69,12 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   const AvailParams ad;
   d.add_options()
     ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 70 s on 2 cores")
-    ("plan", po::bool_switch(), "list every run the report needs (done in --runs or not) and the chip-GB left to simulate, then exit: nothing is run or written")
+    ("plan", po::bool_switch(), "list every run the report needs in the order it runs them (done in the run store or not), the chip-GB left and the hours they take here, per priority class and in all, then exit: nothing is run or written")
     ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
-    ("runs", po::value<std::string>(), "directory for the runs' JSON (default OUT/runs); reruns resume from it")
+    ("store", po::value<std::string>(), "the run store: one record per finished run, appended as each run ends and reused while its configuration, schedule fingerprint and model version match (default OUT/paper/runs.jsonl; docs/results.md)")
+    ("budget", po::value<std::string>(), "local: run the missing runs in priority order for at most this long, e.g. 2h30m, 90m, 5400s (a run starts only if its expected time, from the store's rate on this CPU, ends inside it); then write the page. Default: no limit")
+    ("render-only", po::bool_switch(), "run nothing: write the page from the run store, runs not in it shown as pending (exit 5 when any is)")
+    ("runs", po::value<std::string>(), "scratch directory for the running simulations' JSON and logs (default OUT/runs; the results are kept in the run store)")
     ("backend", po::value<std::string>()->default_value("local"), "local (child processes on this machine) | slurm (each batch of runs one Slurm job array, followed until done; a rerun follows a job an interrupted report left queued)")
     ("jobs", po::value<int>(), "local: simulations at once, 1..64 (default: CPU cores); slurm: the array throttle %N, 1..4096 (default none)")
     ("threads", po::value<int>(), "worker threads of each simulation, 1..256 (local default: the CPU cores shared among the --jobs runs, at least 1; slurm default 1, and each task asks for that many CPUs); never changes a result")
@@ -101,12 +136,23 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   check_path_value(o.out, "--out", "a directory");
   o.runs = vm.count("runs") ? vm["runs"].as<std::string>() : o.out + "/runs";
   check_path_value(o.runs, "--runs", "a directory");
+  o.store = vm.count("store") ? vm["store"].as<std::string>() : o.out + "/paper/runs.jsonl";
+  check_path_value(o.store, "--store", "a file path");
+  o.render_only = vm["render-only"].as<bool>();
+  if (vm.count("budget")) {
+    const std::string b = vm["budget"].as<std::string>();
+    if (!parse_duration(b, &o.budget_s) || o.budget_s <= 0)
+      throw UsageError("--budget " + b + ": expected a duration > 0 such as 2h30m, 90m, 5400s or 1.5h");
+    if (o.render_only) throw UsageError("--budget: not with --render-only (which runs nothing)");
+  }
   o.backend = vm["backend"].as<std::string>();
   if (o.backend != "local" && o.backend != "slurm")
     throw UsageError("--backend " + o.backend + ": allowed local | slurm");
   const bool slurm = o.backend == "slurm";
   for (const char* n : {"partition", "account", "time", "sbatch-arg"})
     if (vm.count(n) && !slurm) throw UsageError("--" + std::string(n) + ": only with --backend slurm");
+  if (slurm && vm.count("budget"))
+    throw UsageError("--budget: only with --backend local (a Slurm report submits every missing run; limit each with --time)");
   const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
   o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : slurm ? 0 : cores;
   if (vm.count("jobs") && (o.jobs < 1 || o.jobs > (slurm ? 4096 : 64)))

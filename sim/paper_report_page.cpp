@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "models/config.h"
@@ -27,27 +29,49 @@ void Report::write_intro() {
      << (o.quick ? "**Quick mode**: small machines and tiny sizes, a smoke test of the pipeline, not the paper's numbers. " : "")
      << "Every number is labelled **sim** (simulated at flit level by `faultmesh allreduce`) or **fit** "
      << "(from the fit time = a + b * bytes over the simulated sizes of the same machine, case and algorithm).\n\n";
-  // Where and how long: a host fact, so it stays out of paper_data.json (which two runs
-  // of the same report give byte for byte, whichever backend ran the points).
-  char host[256] = "?";
-  gethostname(host, sizeof host - 1);
-  md << "**This report's runs**: " << reused + ran_now << " simulations, " << ran_now << " run now and " << reused
-     << " reused from the runs directory, in "
-     << (run_seconds < 120 ? fmt(run_seconds, 0) + " s" : fmt(run_seconds / 60, 1) + " min") << " wall, ";
-  if (o.backend == "slurm") {
-    md << "on Slurm (" << (slurm_jobs.empty() ? "no job needed" : slurm_jobs.size() == 1 ? "job array " : "job arrays ");
-    for (size_t i = 0; i < slurm_jobs.size(); ++i) md << (i ? ", " : "") << slurm_jobs[i];
-    md << ", " << o.threads << " thread" << (o.threads > 1 ? "s" : "")
-       << " per run) from " << host << ".\n\n";
-  } else {
-    md << "on " << host << " (" << o.jobs << " at a time, " << o.threads << " thread" << (o.threads > 1 ? "s" : "")
-       << " each).\n\n";
+  // Where and how long the runs behind this page took: from their records in the run
+  // store (what made each one), so the page says the same whichever session or machine
+  // rendered it.
+  {
+    int stored = 0, total = 0;
+    double wall = 0, gb = 0;
+    std::map<std::string, int> cpus, commits;
+    std::set<int> threads;
+    for (const auto& [name, oc] : res) {
+      ++total;
+      if (!oc.ok) continue;
+      ++stored;
+      const Json& mb = oc.j.value("made_by", Json::object());
+      wall += mb.value("wall_seconds", 0.0);
+      ++cpus[mb.value("cpu", "unknown")];
+      ++commits[mb.value("commit", "unknown")];
+      threads.insert(mb.value("threads", 1));
+      const Json& c = oc.j.value("config", Json::object());
+      int w = 0, h = 0;
+      if (std::sscanf(c.value("mesh", "").c_str(), "%dx%d", &w, &h) == 2) gb += (double)w * h * oc.j.value("bytes", 0.0) / 1e9;
+    }
+    md << "**Runs behind this page**: " << stored << " of the plan's " << total << " simulations are in the run store (`"
+       << o.store << "`), " << total - stored << " pending; together they took " << fmt(wall / 3600, 2)
+       << " h of wall time for " << fmt(gb, 0) << " chip-GB";
+    if (!cpus.empty()) {
+      md << ", on ";
+      bool first = true;
+      for (const auto& [cpu, n] : cpus) md << (first ? "" : "; ") << cpu << " (" << n << " runs)", first = false;
+      md << ", with ";
+      first = true;
+      for (int t : threads) md << (first ? "" : " or ") << t, first = false;
+      md << " thread" << (threads.size() > 1 || *threads.begin() > 1 ? "s" : "") << " per run, made by "
+         << commits.size() << " commit" << (commits.size() > 1 ? "s" : "") << " (each record names its own)";
+    }
+    md << ". `faultmesh report paper --plan` lists what is left and how long it takes; `--budget` runs it, answer first.\n\n";
   }
   write_headline();
   md << "## Set-up\n\n"
      << "- Machines: ";
   for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo << " (" << machines[i].chips() << " chips)";
-  md << ". TPU-v3-like defaults of `faultmesh allreduce` (100 GB/s per link direction, 64-byte flits, "
+  md << ". Every algorithm at its best measured set-up (docs/collectives.md, \"ft2d against the best fault-free "
+     << "2d\"): `--order " << kReportOrder << " --line " << kReportLine << "` (both phase orders at once on half the data "
+     << "each; per line a ring where it closes, else a chain). TPU-v3-like defaults of `faultmesh allreduce` (100 GB/s per link direction, 64-byte flits, "
      << "4 VCs, 4 local lanes, chunk auto = bytes/256 within 4..64 KiB; docs/chip.md, docs/router-microarchitecture.md), "
      << "except the links: " << o.link_latency << " cycles (" << fmt(o.link_latency * NetworkConfig().cycle_ns(), 1)
      << " ns) per hop for flits and credits (`--link-latency`, see the assumptions) and " << buf_for_latency(o.link_latency)
@@ -101,6 +125,7 @@ void Report::write_headline() {
      << "| machine | gradient | throughput ft2d | of which lost chips | shrink | snake | step time ft2d | source ft2d / shrink / snake | throughput ft2d with buckets |\n"
      << "|---|---|---|---|---|---|---|---|---|\n";
   Json jh = Json::array();
+  int rows = 0, final_rows = 0;  // rows, and rows whose ft2d, shrink and snake figures are all final
   std::string words;  // in words, for the largest machines and the fp32 gradients
   auto pct = [](double r) { return (r >= 1 ? "+" : "") + fmt(100 * (r - 1), 2) + " %"; };
   auto cost = [&](int i, const Train* t, const double* thr) {
@@ -117,10 +142,14 @@ void Report::write_headline() {
       for (int i = 0; i < 3; ++i)
         if (t[i].ok && ff.ok) thr[i] = rel_throughput(t[i], ff, m.chips());
       const double lost = t[0].ok ? (double)t[0].workers / m.chips() : NAN;
-      md << " | " << (std::isfinite(thr[0]) ? pct(thr[0]) : "n/a") << " | " << (std::isfinite(lost) ? pct(lost) : "n/a")
-         << " | " << (std::isfinite(thr[1]) ? pct(thr[1]) : "n/a") << " | " << (std::isfinite(thr[2]) ? pct(thr[2]) : "n/a")
-         << " | " << (t[0].ok && ff.ok ? pct(t[0].step_ms / ff.step_ms) : "n/a") << " | ";
-      for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? tag(t[i].simulated) : "n/a");
+      // A ratio is pending while either of its allreduces is.
+      auto gap = [&](int i) { return ff.pending || t[i].pending ? "pending" : "n/a"; };
+      md << " | " << (std::isfinite(thr[0]) ? pct(thr[0]) : gap(0)) << " | " << (std::isfinite(lost) ? pct(lost) : missing(t[0]))
+         << " | " << (std::isfinite(thr[1]) ? pct(thr[1]) : gap(1)) << " | " << (std::isfinite(thr[2]) ? pct(thr[2]) : gap(2))
+         << " | " << (t[0].ok && ff.ok ? pct(t[0].step_ms / ff.step_ms) : gap(0)) << " | ";
+      for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? tag(t[i].simulated) : missing(t[i]));
+      ++rows;
+      final_rows += ff.ok && t[0].ok && t[1].ok && t[2].ok;
       // The same figure with buckets: the bucket section's row (write_buckets).
       const Bucketed bf = bucketed(m, "faultfree", "ft2d", g), bc = bucketed(m, "board_centre", "ft2d", g);
       const bool bok = bf.ok && bc.ok && t[0].ok;
@@ -144,7 +173,14 @@ void Report::write_headline() {
     }
   }
   data["headline"] = jh;
-  md << "\n" << words << "\n";
+  data["headline_final_rows"] = final_rows;
+  md << "\n**" << final_rows << " of " << rows << " rows final**" << (final_rows == rows ? "." : "")
+     << (final_rows < rows ? ": a row is final when its ft2d, shrink and snake figures all stand on runs in the run store "
+                             "(sim, or a fit inside the regime whole-size runs checked); the others show **pending** "
+                             "where their runs have not been made yet (`faultmesh report paper --plan` lists them, "
+                             "`--budget` runs them in this order: this table's runs first)."
+                           : "")
+     << "\n\n" << words << "\n";
 }
 
 void Report::write_assumptions() {
@@ -210,7 +246,8 @@ void Report::write_assumptions() {
 void Report::write_runs() {
   md << "## Simulated runs\n\n"
      << "Every run, with the time of the allreduce alone. Slowdown = time / time of the fault-free ft2d run "
-     << "of the same machine and size. `run` is the JSON in the runs directory (`" << o.runs << "`).\n\n"
+     << "of the same machine and size. `run` is the run's name; its record in the run store (`" << o.store
+     << "`) has everything else, including which commit and host made it.\n\n"
      << "| machine | case | algo | bytes | cycles | time_us | busbw_GBps | participants | slowdown | run |\n"
      << "|---|---|---|---|---|---|---|---|---|---|\n";
   Json jruns = Json::array();
@@ -221,9 +258,9 @@ void Report::write_runs() {
     const Point& p = *pp;
     const Outcome& oc = res[p.name];
     if (!oc.ok) {
-      md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes
-         << " | failed | | | | | " << p.name << ".json |\n";
-      jruns.push_back({{"run", p.name}, {"ok", false}, {"error", oc.error}});
+      md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | "
+         << (oc.pending ? "pending" : "failed") << " | | | | | " << p.name << " |\n";
+      jruns.push_back({{"run", p.name}, {"ok", false}, {"pending", oc.pending}, {"error", oc.error}});
       continue;
     }
     const std::string ffn = p.m.name() + "_faultfree_ft2d_" + size_str(p.bytes);
@@ -239,7 +276,7 @@ void Report::write_runs() {
   data["runs"] = jruns;
   bool any_failed = false;
   for (const Point* pp : listed)
-    if (const Point& p = *pp; !res[p.name].ok) {
+    if (const Point& p = *pp; !res[p.name].ok && !res[p.name].pending) {
       if (!any_failed) md << "\nFailed or refused runs (the reason from the run's stderr):\n\n";
       any_failed = true;
       md << "- " << p.name << ": " << res[p.name].error << "\n";
@@ -372,7 +409,7 @@ void Report::write_training() {
         for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, c.id, kAlgos[i])], g, o.overlap);
         md << "| " << g.model << " " << g.dtype << " | " << c.title;
         for (int i = 0; i < 3; ++i)
-          md << " | " << (t[i].ok ? fmt(t[i].ar_ms, 4) + " " + tag(t[i].simulated) : "n/a");
+          md << " | " << (t[i].ok ? fmt(t[i].ar_ms, 4) + " " + tag(t[i].simulated) : missing(t[i]));
         const bool base = t[0].ok && ff.ok;
         md << " | " << (base ? fmt(t[0].ar_ms / ff.ar_ms, 3) : "n/a")
            << " | " << (t[0].ok && t[1].ok ? fmt(t[1].ar_ms / t[0].ar_ms, 3) : "n/a")
@@ -579,20 +616,21 @@ void Report::write_figures() {
   // Heatmaps: the largest machine (first topology), largest size, ft2d, before and after.
   const Machine& big = biggest();
   {
-    const std::string stem = big.name() + "_%s_ft2d_" + size_str(o.sizes_of(big.mesh()).back());
-    char before[256], after[256];
-    std::snprintf(before, sizeof before, stem.c_str(), "faultfree");
-    std::snprintf(after, sizeof after, stem.c_str(), "board_centre");
-    if (res[before].ok && res[after].ok) {
+    const std::string& before = heatmap_before;
+    const std::string& after = heatmap_after;
+    const std::string sz = before.substr(before.rfind('_') + 1);
+    if (res[before].ok && res[after].ok && res[before].j.contains("link_utilization") &&
+        res[after].j.contains("link_utilization")) {
       plot_heatmap(img, res[before].j, "before", big.mesh() + " " + big.topo + ", ft2d, fault-free");
       plot_heatmap(img, res[after].j, "after", big.mesh() + " " + big.topo + ", ft2d, centre board failed");
       md << "Link utilization (flits/cycle per link direction over the allreduce) of ft2d on " << big.mesh() << " "
-         << big.topo << " at " << size_str(o.sizes_of(big.mesh()).back()) << " per chip, fault-free and with the centre board "
+         << big.topo << " at " << sz << " per chip, fault-free and with the centre board "
          << "failed (sim):\n\n![before](img/heatmap_before.png)\n![after](img/heatmap_after.png)\n\n";
       figs.push_back("heatmap_before");
       figs.push_back("heatmap_after");
     } else {
-      md << "Heatmaps: not drawn (the runs " << before << " / " << after << " did not complete).\n\n";
+      md << "Heatmaps: not drawn (the runs " << before << " / " << after << " are "
+         << (res[before].pending || res[after].pending ? "pending" : "not complete") << ").\n\n";
     }
   }
   // Slowdown bars: BERT-large fp32 per machine.

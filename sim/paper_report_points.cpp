@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "models/config.h"
+#include "models/model_version.h"
 #include "sim/paper_report_impl.h"
 #include "sim/cli.h"
 #include "sim/slurm.h"
@@ -62,17 +63,17 @@ int run_lat(const Point& p, const Opts& o) { return p.lat ? p.lat : o.link_laten
 // runs have, so a sensitivity run at a shorter link changes the latency alone.
 int run_buf(const Point& p, const Opts& o) { return buf_for_latency(std::max(p.lat, o.link_latency)); }
 
-// The allreduce arguments of a point (the mid case's failure cycle comes from the
-// fault-free run of the same machine, algorithm and size: `ff_cycles`).
-std::vector<std::string> point_args(const Point& p, const std::string& json, uint64_t ff_cycles,
-                                    const Opts& o) {
+// The allreduce arguments that define a point's run (the mid case's failure cycle comes
+// from the fault-free run of the same machine, algorithm and size: `ff_cycles`), without
+// the command name and without what never changes a result (outputs, threads): the
+// run store's key.
+std::vector<std::string> point_args(const Point& p, uint64_t ff_cycles, const Opts& o) {
   const int lat = run_lat(p, o);
-  std::vector<std::string> a = {"allreduce", "--mesh", p.m.mesh(), "--topology", p.m.topo,
-                                "--algo", p.algo, "--bytes", std::to_string(p.bytes),
+  std::vector<std::string> a = {"--mesh", p.m.mesh(), "--topology", p.m.topo,
+                                "--algo", p.algo, "--order", kReportOrder, "--line", kReportLine,
+                                "--bytes", std::to_string(p.bytes),
                                 "--link-latency", std::to_string(lat), "--credit-latency", std::to_string(lat),
-                                "--buf", std::to_string(run_buf(p, o)),
-                                "--verify", "off", "--threads", std::to_string(o.threads),
-                                "--json", json, "-q"};
+                                "--buf", std::to_string(run_buf(p, o)), "--verify", "off"};
   a.insert(a.end(), p.c.args.begin(), p.c.args.end());
   if (p.c.mid) {
     const uint64_t at = std::max<uint64_t>(1, (uint64_t)std::llround(o.fail_at_frac * (double)ff_cycles));
@@ -118,43 +119,110 @@ bool read_status(const Opts& o, const Point& p, int* code, double* secs) {
   return (bool)(f >> *code >> *secs);
 }
 
-// Whether point p has a completed run in the runs directory (its JSON in *j): one that
-// completed with this report's link set-up (a runs directory from a report with another
-// --link-latency is run again, not reused).
-bool point_done(const Opts& o, const Point& p, Json* j) {
-  *j = read_json(o.runs + "/" + p.name + ".json");
-  const int lat = run_lat(p, o);
-  const Json cfg = j->is_object() ? j->value("config", Json::object()) : Json::object();
-  return j->is_object() && j->value("ok", false) && cfg.value("link-latency", 0) == lat &&
-         cfg.value("credit-latency", 0) == lat && cfg.value("buf", 0) == run_buf(p, o);
+// The run store's key of a set of point arguments: the words shell-quoted, space-joined.
+std::string key_of(const std::vector<std::string>& args) {
+  std::string k;
+  for (const std::string& a : args) k += (k.empty() ? "" : " ") + shell_quote(a);
+  return k;
+}
+
+// The stored record that stands for point p's run with these arguments (its schedule
+// fingerprint and model version those of this binary), or null. A record whose
+// schedule or model changed is not reused: the point runs again and replaces it.
+const Json* stored_run(const RunStore& store, const std::vector<std::string>& args) {
+  const Json* rec = store.find(key_of(args));
+  if (!rec) return nullptr;
+  std::string fp;
+  try {
+    fp = allreduce_fingerprint(args);
+  } catch (const std::exception&) {
+    return nullptr;  // refused now: it runs, and its failure says why
+  }
+  return store.valid({key_of(args), fp, kModelVersion});
+}
+
+// Whether the store has a valid record for p (the mid case's only when its fault-free
+// run is stored too: its failure cycle comes from that run).
+const Json* stored_point(const Report& r, const Point& p) {
+  uint64_t ffc = 0;
+  if (p.c.mid) {
+    const Json* ff = nullptr;
+    for (const auto* v : {&r.stat, &r.wholepts})
+      for (const Point& q : *v)
+        if (q.c.id == "faultfree" && q.m.name() == p.m.name() && q.algo == p.algo && q.bytes == p.bytes)
+          ff = stored_run(*r.store, point_args(q, 0, r.o));
+    if (!ff) return nullptr;
+    ffc = ff->value("cycles", (uint64_t)0);
+  }
+  return stored_run(*r.store, point_args(p, ffc, r.o));
+}
+
+// The seconds a point's run is expected to take here: its chip-GB at the rate the store
+// measured on this host's CPU with this many threads (the default rate before it has one).
+double expected_seconds(const Report& r, const Point& p) {
+  double rate = r.store->rate(host_cpu(), r.o.threads);
+  if (rate <= 0) rate = r.o.threads >= 2 ? kDefaultRate2 : kDefaultRate1;
+  return p.chip_gb() / rate * (p.c.mid ? 1.5 : 1.0);  // a mid-run failure redoes part of the work
 }
 
 // Runs the points not yet done (locally `jobs` child processes at a time, or as one
 // Slurm job array followed to its end); fills r->res and the report's run counts.
-void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::string, uint64_t>& ff_cycles) {
+void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::string, uint64_t>& ff_cycles,
+                const std::chrono::steady_clock::time_point t0) {
   const Opts& o = r->o;
   std::map<std::string, Outcome>* out = &r->res;
   const std::string exe = self_exe();
+  // The defining arguments of each point (mid-run points need their fault-free run's
+  // cycles; without it they stay pending).
+  std::map<std::string, std::vector<std::string>> args;
   std::vector<const Point*> todo;
+  int reused = 0;
   for (const Point& p : pts) {
-    Json j;
-    if (point_done(o, p, &j)) {
-      (*out)[p.name] = {true, j, ""};
-      ++r->reused;
+    uint64_t ffc = 0;
+    if (p.c.mid) {
+      const auto it = ff_cycles.find(p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes));
+      if (it == ff_cycles.end() || it->second == 0) {
+        Outcome oc;
+        oc.pending = true;
+        oc.error = "pending: the fault-free run it times its failure from is not in the run store";
+        (*out)[p.name] = oc;
+        ++r->pending;
+        continue;
+      }
+      ffc = it->second;
+    }
+    args[p.name] = point_args(p, ffc, o);
+    if (const Json* rec = stored_run(*r->store, args[p.name])) {
+      (*out)[p.name] = {true, false, *rec, ""};
+      ++r->reused, ++reused;
+    } else if (o.render_only) {
+      Outcome oc;
+      oc.pending = true;
+      oc.error = "pending: not in the run store";
+      (*out)[p.name] = oc;
+      ++r->pending;
     } else {
       todo.push_back(&p);
     }
   }
-  std::cerr << "report: " << pts.size() << " runs, " << pts.size() - todo.size() << " already done, "
-            << todo.size() << " to run, "
+  if (pts.empty()) return;
+  std::cerr << "report: " << pts.size() << " runs, " << reused << " in the run store, " << todo.size()
+            << (o.render_only ? " pending (--render-only)" : " to run") << ", "
             << (o.backend == "slurm" ? "as one Slurm job array" : std::to_string(o.jobs) + " at a time") << "\n";
+  if (o.render_only) return;
+  const std::string cpu = host_cpu(), commit = source_commit(o.store.substr(0, o.store.find_last_of('/') + 1) + ".");
   int done = 0;
   auto finish = [&](const Point* p, int code, double secs) {
     const std::string f = o.runs + "/" + p->name;
     const Json j = read_json(f + ".json");
     Outcome oc;
-    if (code == 0 && j.is_object() && j.value("ok", false)) {
-      oc = {true, j, ""};
+    if (code == 0 && j.is_object() && j.value("ok", false) && j.value("model_version", -1) == kModelVersion) {
+      // The record is appended as soon as the run ends, so a report killed later keeps it.
+      const bool links = p->name == r->heatmap_before || p->name == r->heatmap_after;
+      const Json rec = make_record(j, p->name, {key_of(args[p->name]), j.value("schedule_fingerprint", ""), kModelVersion},
+                                   {commit, cpu, o.threads, secs}, links);
+      r->store->put(rec);
+      oc = {true, false, rec, ""};
     } else {
       std::string why = last_line(f + ".err");
       oc.error = "exit " + std::to_string(code) + (why.empty() ? "" : ": " + why);
@@ -167,20 +235,27 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
   // A point's arguments; false (with its outcome recorded) when it cannot run.
   auto args_of = [&](const Point* p, std::vector<std::string>* argv) {
     const std::string f = o.runs + "/" + p->name;
-    uint64_t ffc = 0;
-    if (p->c.mid) {
-      const auto it = ff_cycles.find(p->m.name() + "_" + p->algo + "_" + std::to_string(p->bytes));
-      if (it == ff_cycles.end() || it->second == 0) {
-        (*out)[p->name] = {false, Json(), "the fault-free run it times the failure from did not complete"};
-        return false;
-      }
-      ffc = it->second;
-    }
-    *argv = {exe};
-    for (const std::string& a : point_args(*p, f + ".json", ffc, o)) argv->push_back(a);
+    *argv = {exe, "allreduce"};
+    for (const std::string& a : args[p->name]) argv->push_back(a);
+    for (const std::string& a : {std::string("--threads"), std::to_string(o.threads), std::string("--json"), f + ".json",
+                                 std::string("-q")})
+      argv->push_back(a);
     // A stale JSON or status (another link set-up, a failed run) must not pass for this run's.
     for (const char* ext : {".err", ".out", ".json", ".status"}) std::remove((f + ext).c_str());
     return true;
+  };
+  // --budget: a run starts only when its expected time ends before the deadline; the
+  // rest stay pending for the next report (or another machine) to run.
+  auto fits_budget = [&](const Point* p) {
+    if (r->deadline_s <= 0) return true;
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (now + expected_seconds(*r, *p) <= r->deadline_s) return true;
+    Outcome oc;
+    oc.pending = true;
+    oc.error = "pending: expected " + fmt(expected_seconds(*r, *p) / 60, 1) + " min, beyond --budget";
+    (*out)[p->name] = oc;
+    ++r->pending;
+    return false;
   };
   if (o.backend == "slurm") {
     std::vector<const Point*> runnable;
@@ -215,7 +290,7 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
     for (size_t i = 0; i < runnable.size(); ++i)
       if (!seen[i]) {  // killed, time limit, node failure: say how
         const std::string state = slurm_task_state(job, (int)i);
-        (*out)[runnable[i]->name] = {false, Json(),
+        (*out)[runnable[i]->name] = {false, false, Json(),
                                      "Slurm task " + job + "_" + std::to_string(i) + " ended without a result" +
                                          (state.empty() ? "" : " (sacct state " + state + ")") + "; see " + o.runs +
                                          "/slurm/" + job + "_" + std::to_string(i) + ".out"};
@@ -231,13 +306,13 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
         const Point* p = todo[i];
         const std::string f = o.runs + "/" + p->name;
         std::vector<std::string> argv;
-        if (!args_of(p, &argv)) return false;
+        if (!fits_budget(p) || !args_of(p, &argv)) return false;
         try {
           c->pid = spawn_redirected(argv, f + ".out", f + ".err", &c->fd);
           ++r->ran_now;
           return true;
         } catch (const std::runtime_error& e) {
-          (*out)[p->name] = {false, Json(), e.what()};
+          (*out)[p->name] = {false, false, Json(), e.what()};
           return false;
         }
       },
@@ -279,9 +354,15 @@ int buf_for_latency(int lat) {
 }
 
 std::vector<const Machine*> Report::latency_machines() const {
+  // A full report's sensitivity runs on the machines with the fewest chips (both
+  // topologies): the latency's effect on a ring step does not grow with the machine,
+  // and those runs cost a third of the larger machines' chip-GB.
   std::vector<const Machine*> v;
+  const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
+                      return a.chips() < b.chips();
+                    })->chips();
   for (const Machine& m : machines)
-    if (!o.quick || &m == &biggest()) v.push_back(&m);
+    if (o.quick ? &m == &biggest() : m.chips() == least) v.push_back(&m);
   return v;
 }
 
@@ -289,124 +370,183 @@ void Report::plan_points() {
   mid = fail_at_available();
   for (const auto& [w, h] : o.meshes)
     for (const std::string& t : o.topos) machines.push_back({w, h, t});
+  // The headline's series: fault-free ft2d (the reference) and the centre board with each
+  // algorithm.
+  auto headline = [](const std::string& c, const std::string& a) {
+    return (c == "faultfree" && a == "ft2d") || c == "board_centre";
+  };
+  const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
+                      return a.chips() < b.chips();
+                    })->chips();
   for (const Machine& m : machines) {
     cases[m.name()] = cases_for(m.w, m.h, mid);
     for (const Case& c : cases[m.name()])
       for (const char* a : kAlgos)
         for (uint64_t b : o.sizes_of(m.mesh())) {
           Point p{m, c, a, b, m.name() + "_" + c.id + "_" + a + "_" + size_str(b)};
+          p.prio = headline(c.id, a) ? kPrioBert : kPrioCases;
           (c.mid ? midpts : stat).push_back(p);
         }
   }
-  // The headline's series (fault-free ft2d, centre board with each algorithm) at each
-  // other link latency of the sensitivity, at the fitted sizes.
+  // The headline's series at each other link latency of the sensitivity, at the fitted
+  // sizes, on the latency machines.
   for (const Machine* m : latency_machines())
     for (int lat : o.lat_sens) {
       if (lat == o.link_latency) continue;  // the report's own runs
       for (const Case& c : cases[m->name()])
         for (const char* a : kAlgos)
-          if ((c.id == "faultfree" && std::string(a) == "ft2d") || c.id == "board_centre")
-            for (uint64_t b : o.sizes_of(m->mesh()))
-              latpts.push_back({*m, c, a, b, m->name() + "_" + c.id + "_" + a + "_" + size_str(b) + "_lat" + std::to_string(lat), lat});
+          if (headline(c.id, a))
+            for (uint64_t b : o.sizes_of(m->mesh())) {
+              Point p{*m, c, a, b, m->name() + "_" + c.id + "_" + a + "_" + size_str(b) + "_lat" + std::to_string(lat), lat};
+              p.prio = kPrioLatency;
+              latpts.push_back(p);
+            }
     }
-  // The bucket classes, on the cases the bucket section shows, unless a fitted size is one.
+  // The bucket classes of ft2d (the headline's bucket column) fault-free and with the
+  // centre board, on the smallest machines; unless a fitted size is one. The other
+  // machines' and algorithms' bucket times come from their fits, inside the regime the
+  // whole-size runs check (the classes lie between the fitted sizes and the largest
+  // whole-size run).
   if (o.bucket_runs)
-    for (const Machine& m : machines)
+    for (const Machine& m : machines) {
+      if (m.chips() != least) continue;
       for (const char* c : {"faultfree", "board_centre"})
-        for (const char* a : kAlgos)
-          for (uint64_t b : bucket_classes()) {
-            const auto& fitted = o.sizes_of(m.mesh());
-            if (std::find(fitted.begin(), fitted.end(), b) != fitted.end()) continue;
-            const Case& cs = *std::find_if(cases[m.name()].begin(), cases[m.name()].end(),
-                                           [&](const Case& x) { return x.id == c; });
-            bucketpts.push_back({m, cs, a, b, m.name() + "_" + c + "_" + a + "_" + size_str(b)});
-          }
+        for (uint64_t b : bucket_classes()) {
+          const auto& fitted = o.sizes_of(m.mesh());
+          if (std::find(fitted.begin(), fitted.end(), b) != fitted.end()) continue;
+          const Case& cs = *std::find_if(cases[m.name()].begin(), cases[m.name()].end(),
+                                         [&](const Case& x) { return x.id == c; });
+          Point p{m, cs, "ft2d", b, m.name() + "_" + c + "_ft2d_" + size_str(b)};
+          p.prio = kPrioBuckets;
+          bucketpts.push_back(p);
+        }
+    }
   if (o.whole) plan_whole();
   // Extrapolation check: bigger runs on the smallest machine (per topology), not fitted.
   if (o.check_factor) {
-    const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
-                        return a.chips() < b.chips();
-                      })->chips();
     for (const Machine& m : machines)
       if (m.chips() == least)
         for (const Case& c : cases[m.name()])
           if (c.id == "faultfree" || c.id == "board_centre") {
             const uint64_t b = o.sizes_of(m.mesh()).back() * (uint64_t)o.check_factor;
-            checks.push_back({m, c, "ft2d", b, m.name() + "_" + c.id + "_ft2d_" + size_str(b) + "_check"});
+            Point p{m, c, "ft2d", b, m.name() + "_" + c.id + "_ft2d_" + size_str(b) + "_check"};
+            p.prio = kPrioChecks;
+            checks.push_back(p);
           }
   }
+  // The heatmaps: ft2d on the largest machine before and after the centre board fails,
+  // at ResNet-50 bf16 whole with --whole (headline runs), else the largest fitted size.
+  const Machine& big = biggest();
+  const std::string sz = size_str(o.whole ? (uint64_t)grads[1].bytes() : o.sizes_of(big.mesh()).back());
+  heatmap_before = big.name() + "_faultfree_ft2d_" + sz;
+  heatmap_after = big.name() + "_board_centre_ft2d_" + sz;
 }
 
 // The whole-size runs (--whole): ResNet-50 bf16 on every machine, case and algorithm;
 // ResNet-50 fp32 fault-free and centre board with ft2d; BERT-large bf16 fault-free with
-// ft2d, one per machine. A size already run as a fitted size or a bucket class is not
-// run twice (its series has it simulated either way).
+// ft2d on the smallest machines (each topology); BERT-large fp32 fault-free with ft2d on
+// the first smallest torus, or the first smallest machine. A size already run as a
+// fitted size or a bucket class is not run twice (its series has it simulated either
+// way).
 void Report::plan_whole() {
   std::set<std::string> have;
   for (const auto* v : {&stat, &midpts, &bucketpts})
     for (const Point& p : *v) have.insert(p.name);
-  auto add = [&](const Machine& m, const Case& c, const char* a, double bytes) {
+  auto add = [&](const Machine& m, const Case& c, const char* a, double bytes, int prio) {
     const uint64_t b = (uint64_t)bytes;
     Point p{m, c, a, b, m.name() + "_" + c.id + "_" + a + "_" + size_str(b)};
+    p.prio = prio;
     if (have.insert(p.name).second) (c.mid ? midwhole : wholepts).push_back(p);
   };
   const Gradient& resnet_bf16 = grads[1];
   const Gradient& resnet_fp32 = grads[0];
+  const Gradient& bert_fp32 = grads[2];
   const Gradient& bert_bf16 = grads[3];
+  const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
+                      return a.chips() < b.chips();
+                    })->chips();
+  const Machine* bert_fp32_on = nullptr;
+  for (const Machine& m : machines)
+    if (m.chips() == least && (!bert_fp32_on || (bert_fp32_on->topo != "torus" && m.topo == "torus"))) bert_fp32_on = &m;
   for (const Machine& m : machines)
     for (const Case& c : cases[m.name()]) {
-      for (const char* a : kAlgos) add(m, c, a, resnet_bf16.bytes());
-      if (c.id == "faultfree" || c.id == "board_centre") add(m, c, "ft2d", resnet_fp32.bytes());
-      if (c.id == "faultfree") add(m, c, "ft2d", bert_bf16.bytes());
+      const bool head = c.id == "board_centre" || c.id == "faultfree";
+      for (const char* a : kAlgos)
+        add(m, c, a, resnet_bf16.bytes(), head && (c.id == "board_centre" || std::string(a) == "ft2d") ? kPrioHeadline : kPrioCases);
+      if (head) add(m, c, "ft2d", resnet_fp32.bytes(), kPrioChecks);
+      if (c.id == "faultfree" && m.chips() == least) add(m, c, "ft2d", bert_bf16.bytes(), kPrioBert);
+      if (c.id == "faultfree" && &m == bert_fp32_on) add(m, c, "ft2d", bert_fp32.bytes(), kPrioChecks);
     }
 }
 
-// --plan: every run the report needs, one line each (name, chips, bytes per chip,
-// whether the runs directory has it), and what is left to simulate in chip-GB (chips x
-// bytes per chip, summed): at the bandwidth-bound sizes a run's time grows with it, so it
-// says how long the rest takes once one run's time is known (docs/sweeps.md).
+// Every point of the report in the order --budget runs them: by priority, then as
+// planned (machines in --meshes x --topologies order), a mid-run failure after the
+// fault-free run it times its failure from.
+std::vector<const Point*> Report::ordered_points() const {
+  std::vector<const Point*> v;
+  for (const auto* g : {&wholepts, &stat, &bucketpts, &latpts, &checks, &midpts, &midwhole})
+    for (const Point& p : *g) v.push_back(&p);
+  std::stable_sort(v.begin(), v.end(), [](const Point* a, const Point* b) {
+    return std::make_pair(a->prio, a->c.mid) < std::make_pair(b->prio, b->c.mid);
+  });
+  return v;
+}
+
+// --plan: every run the report needs in the order it runs them, one line each (name,
+// priority class, chips, bytes per chip, whether the run store has it), then per class
+// and in all the runs and chip-GB left and the hours they take at this host's measured
+// rate (docs/results.md, "How this page is made").
 void Report::print_plan(std::ostream& out) const {
-  struct Group {
-    const char* what;
-    const std::vector<Point>* v;
-  };
-  const Group groups[] = {{"fitted size", &stat},      {"whole", &wholepts},   {"bucket class", &bucketpts},
-                          {"latency", &latpts},        {"check", &checks},     {"mid-run, fitted size", &midpts},
-                          {"mid-run, whole", &midwhole}};
   int n = 0, done = 0;
-  double left = 0, all = 0;
-  for (const Group& g : groups)
-    for (const Point& p : *g.v) {
-      Json j;
-      const bool d = point_done(o, p, &j);
-      const double gb = (double)p.m.chips() * (double)p.bytes / 1e9;
-      out << p.name << "\t" << g.what << "\t" << p.m.chips() << " chips\t" << p.bytes << " B\t"
-          << fmt(gb, 3) << " chip-GB\t" << (d ? "done" : "to run") << "\n";
-      ++n, done += d, all += gb, left += d ? 0 : gb;
-    }
-  out << "report plan: " << n << " runs, " << done << " already done in " << o.runs << ", " << n - done
-      << " to run; " << fmt(left, 1) << " of " << fmt(all, 1) << " chip-GB left to simulate\n";
+  double left = 0, all = 0, secs_left = 0;
+  struct Class {
+    int runs = 0, done = 0;
+    double gb = 0, gb_left = 0, secs_left = 0;
+  };
+  std::map<int, Class> per;
+  for (const Point* pp : ordered_points()) {
+    const Point& p = *pp;
+    const bool d = stored_point(*this, p) != nullptr;
+    const double gb = p.chip_gb(), secs = d ? 0 : expected_seconds(*this, p);
+    out << p.name << "\t" << kPrioNames[p.prio] << "\t" << p.m.chips() << " chips\t" << p.bytes << " B\t"
+        << fmt(gb, 3) << " chip-GB\t" << (d ? "done" : "to run") << "\n";
+    ++n, done += d, all += gb, left += d ? 0 : gb, secs_left += secs;
+    Class& c = per[p.prio];
+    ++c.runs, c.done += d, c.gb += gb, c.gb_left += d ? 0 : gb, c.secs_left += secs;
+  }
+  const double rate = store->rate(host_cpu(), o.threads);
+  for (const auto& [prio, c] : per)
+    out << "class " << prio + 1 << " " << kPrioNames[prio] << ": " << c.runs << " runs, " << c.done << " done, "
+        << fmt(c.gb_left, 1) << " of " << fmt(c.gb, 1) << " chip-GB left, " << fmt(c.secs_left / 3600 / o.jobs, 2)
+        << " h\n";
+  out << "report plan: " << n << " runs, " << done << " already done in " << o.store << ", " << n - done
+      << " to run; " << fmt(left, 1) << " of " << fmt(all, 1) << " chip-GB left to simulate, about "
+      << fmt(secs_left / 3600 / o.jobs, 1) << " h here (" << o.jobs << " at a time, " << o.threads << " thread"
+      << (o.threads > 1 ? "s" : "") << " each, " << (rate > 0 ? "the store's rate on this CPU" : "the default rate")
+      << ")\n";
 }
 
 void Report::run_all_points() {
   const auto t0 = std::chrono::steady_clock::now();
-  settle_earlier_jobs(o);
-  // Every point that needs no other run first, in one batch (on Slurm one job array, so
-  // the cluster is not left idle between batches), then the mid-run failures, which time
-  // their failure from the fault-free runs.
-  std::vector<Point> first = stat;
-  for (const auto* v : {&bucketpts, &wholepts, &latpts, &checks}) first.insert(first.end(), v->begin(), v->end());
-  run_points(this, first, {});
-  std::vector<Point> mids = midpts;
-  mids.insert(mids.end(), midwhole.begin(), midwhole.end());
-  if (!mids.empty()) {
-    std::map<std::string, uint64_t> ffc;
-    for (const auto* v : {&stat, &wholepts})
-      for (const Point& p : *v)
-        if (p.c.id == "faultfree" && res[p.name].ok)
-          ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
-    run_points(this, mids, ffc);
-  }
+  deadline_s = o.budget_s;
+  if (!o.render_only) settle_earlier_jobs(o);
+  // By priority; within one, every point that needs no other run first (on Slurm one job
+  // array), then the mid-run failures, which time their failure from the fault-free runs.
+  const std::vector<const Point*> order = ordered_points();
+  for (int prio = kPrioHeadline; prio <= kPrioLatency; ++prio)
+    for (bool mids : {false, true}) {
+      std::vector<Point> batch;
+      for (const Point* p : order)
+        if (p->prio == prio && p->c.mid == mids) batch.push_back(*p);
+      if (batch.empty()) continue;
+      std::map<std::string, uint64_t> ffc;
+      if (mids)
+        for (const auto* v : {&stat, &wholepts})
+          for (const Point& p : *v)
+            if (p.c.id == "faultfree" && res.count(p.name) && res[p.name].ok)
+              ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
+      run_points(this, batch, ffc, t0);
+    }
   all = stat;
   all.insert(all.end(), midpts.begin(), midpts.end());
   run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "models/chip/host.h"
 #include "models/collective/algorithms.h"
 #include "models/fault/fault_controller.h"
+#include "models/model_version.h"
 #include "models/noc/network.h"
 #include "tb/config_schema.h"
 #include "tb/driver.h"
@@ -22,6 +24,31 @@ namespace fm {
 namespace {
 
 using Clk = std::chrono::steady_clock;
+
+// The run's fingerprint from its first schedule's (schedule_fingerprint): with failures
+// during the run, joined by the restart algorithm's schedule on the machine after all
+// of them (nothing more when that algorithm refuses it: the run then ends refused).
+std::string fingerprint_with_failures(const Config& cfg, uint64_t first) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%016llx", (unsigned long long)first);
+  std::string s = b;
+  const std::vector<TimedFault>& timed = cfg.net.faults.timed;
+  if (timed.empty()) return s;
+  std::vector<size_t> all(timed.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  Config after = cfg;
+  after.net.faults = with_timed(cfg.net.faults, all);
+  after.coll.algo = cfg.recovery.restart_algo;
+  try {
+    const FaultSet f(after.net);
+    std::snprintf(b, sizeof b, "+%016llx",
+                  (unsigned long long)coll::fingerprint(coll::build_schedule(f, coll::algo_params_of(after))));
+    s += b;
+  } catch (const ConfigError&) {
+    s += "+refused";
+  }
+  return s;
+}
 double since(Clk::time_point t) { return std::chrono::duration<double>(Clk::now() - t).count(); }
 
 
@@ -145,6 +172,7 @@ std::unique_ptr<Machine> build_machine(const Config& cfg_in, const RunOptions& o
   CollectiveLibrary& lib = *m->lib;
   m->first = lib.get(descriptor_of(cfg, faults));
   const std::shared_ptr<CollectiveRun>& first = m->first;
+  r.schedule_fingerprint = fingerprint_with_failures(cfg, coll::fingerprint(first->schedule()));
   m->first_flits = [&] {
     uint64_t t = 0;
     for (uint32_t x = 0; x < first->schedule().xfers.size(); ++x)
@@ -467,6 +495,11 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   return r;
 }
 
+std::string schedule_fingerprint(const Config& cfg) {
+  const FaultSet f(cfg.net);
+  return fingerprint_with_failures(cfg, coll::fingerprint(coll::build_schedule(f, coll::algo_params_of(cfg))));
+}
+
 nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   nlohmann::ordered_json j;
   j["ok"] = r.ok;
@@ -524,6 +557,8 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["words_reduced"] = r.words_reduced;
   j["routing"] = routes_json(r.routes_info, r.route_check);
   j["config"] = config_json(r.config, Command::Allreduce);
+  j["schedule_fingerprint"] = r.schedule_fingerprint;
+  j["model_version"] = kModelVersion;
   j["simulator"] = {{"wall_seconds", r.wall_seconds},
                     {"setup_seconds", r.setup_seconds},
                     {"router_cycles_per_second", r.router_cycles_per_second},

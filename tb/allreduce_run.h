@@ -62,6 +62,7 @@ struct AllreduceResult {
   uint64_t flits_in_network = 0; // still buffered or on a link at the end (0 unless stopped)
   bool conservation_ok = false;  // injected == ejected + dropped + still in the network
   int restarts = 0;
+  std::string schedule_fingerprint;  // schedule_fingerprint(config)
   std::vector<std::pair<Cycle, double>> util_series;  // (window end, mean link utilization)
   // For the run's HTML page (tb/view_data.h): link flits per window, the dead chips,
   // boards and links with their cycles, drops per link and chip, the chips' roles.
@@ -81,6 +82,15 @@ struct AllreduceResult {
 Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, uint64_t sends_per_chip, Cycle compute_cycles);
 
 AllreduceResult run_allreduce(const Config& cfg, const RunOptions& opt = {});
+
+// What a run's configuration makes the chips execute, as hex: the fingerprint
+// (coll::fingerprint) of the collective's schedule as it starts, and with failures
+// during the run (--fail-at) a second one, "+"-joined: --restart-algo's schedule on the
+// machine with every failure applied, the collective it recovers with (with --recovery
+// resume the continuation is planned from it at run time; a change to that planner
+// bumps kModelVersion). Builds the schedules, simulates nothing; throws ConfigError as
+// the run would for an algorithm that refuses the machine.
+std::string schedule_fingerprint(const Config& cfg);
 
 nlohmann::ordered_json allreduce_json(const AllreduceResult& r);
 

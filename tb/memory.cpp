@@ -84,14 +84,7 @@ void add_collective_memory(const Config& c, uint64_t transfers, bool verify, Mem
 
 MemoryEstimate estimate_allreduce_memory(const Config& c, const FaultSet& f, bool verify) {
   // The schedule's parameters as the chips' descriptor gives them (CollectiveLibrary::get).
-  coll::AlgoParams p;
-  p.algo = c.coll.algo;
-  p.order = c.coll.order;
-  const uint64_t fb = c.net.flit_bytes;
-  p.words = (uint32_t)((c.coll.bytes + fb - 1) / fb);
-  p.chunk_words = (uint32_t)(c.coll.chunk_bytes / fb);
-  p.slices = c.coll.slices;
-  p.line = c.coll.line;
+  const coll::AlgoParams p = coll::algo_params_of(c);
   MemoryEstimate e = estimate_network_memory(c.net);
   add_collective_memory(c, coll::count_transfers(f, p), verify, &e);
   return e;

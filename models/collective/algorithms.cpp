@@ -44,6 +44,18 @@ void construct(const FaultSet& f, const AlgoParams& p, ScheduleBuilder& b) {
 
 }  // namespace
 
+AlgoParams algo_params_of(const Config& c) {
+  AlgoParams p;
+  p.algo = c.coll.algo;
+  p.order = c.coll.order;
+  const uint64_t fb = c.net.flit_bytes;
+  p.words = (uint32_t)((c.coll.bytes + fb - 1) / fb);
+  p.chunk_words = (uint32_t)(c.coll.chunk_bytes / fb);
+  p.slices = c.coll.slices;
+  p.line = c.coll.line;
+  return p;
+}
+
 Schedule build_schedule(const FaultSet& f, const AlgoParams& p) {
   ScheduleBuilder b(f.topology().chips(), p.words);
   construct(f, p, b);

@@ -50,6 +50,11 @@ struct AlgoParams {
   Line line = Line::Ring;
 };
 
+// The schedule parameters of a run's configuration: the algorithm, order, lines and
+// slices of cfg.coll, the bytes and chunk in words of cfg.net.flit_bytes (the chips'
+// descriptor carries the same, CollectiveLibrary::get).
+AlgoParams algo_params_of(const Config& cfg);
+
 // Builds the schedule for the live chips of `f`. Throws ConfigError with a clear
 // message when the algorithm cannot run there (e.g. 2d with holes: "use --algo ft2d").
 Schedule build_schedule(const FaultSet& f, const AlgoParams& p);

@@ -250,7 +250,10 @@ std::vector<Seg> find_segments(const Frame& fr, const std::vector<char>& full,
 // link is otherwise idle), so each segment's chain carries only half the range: a
 // chain's reduce-scatter loads its end links with nearly all it carries, twice what
 // a full line's two-way ring puts on a link in its reduce-scatter.
-// Not with order both: there the other half's rings keep the partners' link busy.
+// With order both on a mesh, not at all: there the other half's column chains keep
+// the partners' link busy (measured: 16x32 mesh, board 4,8, 4 MiB: 73,454 cycles
+// unpaired, 74,510 paired). On a torus that link's column ring has room for part
+// of the range: see chain_ranges.
 void pair_segments(const Frame& fr, std::vector<Seg>* segs_io) {
   std::vector<Seg>& segs = *segs_io;
   for (size_t i = 0; i < segs.size(); ++i)
@@ -273,15 +276,20 @@ void pair_segments(const Frame& fr, std::vector<Seg>* segs_io) {
 // [lo, pe) split in halves between the two segments (each chip first adds its
 // partner's half into its partner), and the rest [pe, hi) each its own. Pairing all
 // of the range would load the partners' link with S (there and back); pe at
-// (U-1)/U keeps it at a full line's two-way ring load, S (1 - 1/U).
+// (U-1)/U keeps it at a full line's two-way ring load, S (1 - 1/U). With order
+// both (torus only, see pair_segments) the link also carries the other half's
+// column ring, so less is paired: 5/8, the fastest of the fractions measured
+// (cycles at 4 MiB, 16x32 torus, board 4,8; 1/2 61,278, 5/8 60,343, 2/3 60,636,
+// 3/4 61,010, 7/8 62,618, (U-1)/U 67,152, unpaired 64,403).
 std::vector<std::pair<uint32_t, uint32_t>> chain_ranges(const Frame& fr,
                                                         const std::vector<Seg>& segs, size_t i,
-                                                        uint32_t lo, uint32_t hi,
+                                                        uint32_t lo, uint32_t hi, bool both,
                                                         FoldPlan::Level& lv) {
   const int U = fr.U;
   const Seg& sg = segs[i];
   const std::vector<ChipId>& path = sg.path;
-  const uint32_t pe = cut(lo, hi, (size_t)U - 1, (size_t)U), m = lo + (pe - lo) / 2;
+  const uint32_t pe = both ? cut(lo, hi, 5, 8) : cut(lo, hi, (size_t)U - 1, (size_t)U);
+  const uint32_t m = lo + (pe - lo) / 2;
   std::vector<std::pair<uint32_t, uint32_t>> mine = {{lo, hi}};
   if (sg.pair >= 0) {
     const bool first = (int)i < sg.pair;
@@ -410,11 +418,11 @@ FoldPlan fold_plan(const Frame& fr, uint32_t lo, uint32_t hi, bool both) {
   for (int d : leaves.depth) max_depth = std::max(max_depth, d);
   plan.levels.resize(max_depth);
   std::vector<Seg> segs = find_segments(fr, full, leaves);
-  if (!both) pair_segments(fr, &segs);
+  if (!both || fr.t.torus()) pair_segments(fr, &segs);
   for (size_t i = 0; i < segs.size(); ++i) {
     const Seg& sg = segs[i];
     FoldPlan::Level& lv = plan.levels[sg.d - 1];
-    const auto mine = chain_ranges(fr, segs, i, lo, hi, lv);
+    const auto mine = chain_ranges(fr, segs, i, lo, hi, both, lv);
     if (sg.aligned)
       fold_aligned(fr, sg, plan.specs[spec_of[sg.pv]], mine, leaves.parent, lo, hi, both, lv);
     else

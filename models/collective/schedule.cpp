@@ -225,6 +225,47 @@ DepLists dependencies(const Schedule& s, bool send) {
   return d;
 }
 
+namespace {
+
+struct Fnv1a {
+  uint64_t h = 0xcbf29ce484222325ull;
+  void byte(uint8_t b) { h = (h ^ b) * 0x100000001b3ull; }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) byte((uint8_t)(v >> (8 * i)));
+  }
+  void list(const std::vector<uint32_t>& v) {
+    u32((uint32_t)v.size());
+    for (uint32_t x : v) u32(x);
+  }
+};
+
+}  // namespace
+
+uint64_t fingerprint(const Schedule& s) {
+  Fnv1a f;
+  f.u32(s.words);
+  f.u32((uint32_t)s.participant.size());
+  for (char p : s.participant) f.byte(p != 0);
+  f.u32((uint32_t)s.phase_names.size());
+  for (const std::string& n : s.phase_names) {
+    f.u32((uint32_t)n.size());
+    for (char c : n) f.byte((uint8_t)c);
+  }
+  f.u32((uint32_t)s.xfers.size());
+  for (const Xfer& x : s.xfers) {
+    f.u32((uint32_t)x.src);
+    f.u32((uint32_t)x.dst);
+    f.u32(x.offset);
+    f.u32(x.len);
+    f.byte(x.reduce);
+    f.byte(x.phase);
+  }
+  for (const auto* v : {&s.send_deps, &s.apply_deps, &s.send_succ_off, &s.send_succ_idx, &s.apply_succ_off,
+                        &s.apply_succ_idx})
+    f.list(*v);
+  return f.h;
+}
+
 uint64_t initial_word(ChipId c, uint32_t i) {
   // splitmix64 finaliser of (c, i): cheap, well mixed, identical on every platform.
   uint64_t z = ((uint64_t)c << 32 | i) + 0x9e3779b97f4a7c15ull;

@@ -89,6 +89,14 @@ struct DepLists {
 };
 DepLists dependencies(const Schedule& s, bool send);
 
+// A 64-bit hash of everything a schedule tells the engines: the buffer length, the
+// participants, the phase names, every transfer (ends, range, reduce or copy, phase)
+// and the derived dependencies in both directions. Two schedules with the same
+// fingerprint drive the model identically, so a stored result made from one stands for
+// the other (the paper report's run store, docs/results.md). FNV-1a over the fields'
+// little-endian bytes: the same value on every platform and build.
+uint64_t fingerprint(const Schedule& s);
+
 // The initial value of word i of chip c's buffer in --verify mode and in the reference
 // executor (models/collective/reference.h): a 64-bit hash of (c, i), so every chip and
 // word differs and a misplaced or duplicated contribution changes the sum.

@@ -1,0 +1,146 @@
+// The paper report's run store (sim/paper_run_store.h).
+#include "sim/paper_run_store.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/cli.h"
+#include "sim/subprocess.h"
+
+namespace fm::paper_report {
+
+namespace {
+
+// The result fields a record keeps (the page's tables, checks and mid-run split read
+// these and nothing else of a run), in the run JSON's order.
+const char* const kKept[] = {"ok", "stop_reason", "message", "algo", "bytes", "cycles", "start_cycle", "time_us",
+                             "algbw_GBps", "busbw_GBps", "bound_cycles", "bound_ratio", "topo_bound_cycles",
+                             "topo_bound_ratio", "verified", "live_chips", "participants", "words_per_chip",
+                             "transfers", "max_link_words", "phases", "link_util_mean", "link_util_max",
+                             "flits_injected", "flits_delivered", "flits_dropped", "conservation_ok", "restarts",
+                             "timeline", "faults_not_triggered", "dead_chips", "dead_links", "config"};
+
+}  // namespace
+
+RunStore::RunStore(std::string path) : path_(std::move(path)) {
+  std::ifstream f(path_, std::ios::binary);
+  if (!f) return;
+  std::string line;
+  for (int n = 1; std::getline(f, line); ++n) {
+    if (line.empty()) continue;
+    StoreJson j;
+    try {
+      j = StoreJson::parse(line);
+    } catch (const std::exception&) {
+      throw UsageError("run store " + path_ + ", line " + std::to_string(n) +
+                       ": not a JSON record (fix or remove the line; every other record stays valid)");
+    }
+    if (!j.is_object() || !j.contains("args") || !j["args"].is_string() || !j.contains("made_by") ||
+        !j["made_by"].is_object())
+      throw UsageError("run store " + path_ + ", line " + std::to_string(n) +
+                       ": a record needs \"args\" (string) and \"made_by\" (object)");
+    const std::string a = j["args"].get<std::string>();
+    const auto it = by_args_.find(a);
+    if (it != by_args_.end()) {
+      recs_[it->second] = std::move(j);  // a later line replaces an earlier one
+    } else {
+      by_args_[a] = recs_.size();
+      recs_.push_back(std::move(j));
+    }
+  }
+}
+
+const StoreJson* RunStore::find(const std::string& args) const {
+  const auto it = by_args_.find(args);
+  return it == by_args_.end() ? nullptr : &recs_[it->second];
+}
+
+const StoreJson* RunStore::valid(const RunKey& k) const {
+  const StoreJson* r = find(k.args);
+  if (!r) return nullptr;
+  const StoreJson& m = (*r)["made_by"];
+  if (m.value("schedule_fingerprint", "") != k.fingerprint || m.value("model_version", -1) != k.model_version)
+    return nullptr;
+  return r;
+}
+
+void RunStore::put(const StoreJson& rec) {
+  const std::string a = rec.at("args").get<std::string>();
+  const auto it = by_args_.find(a);
+  if (it != by_args_.end()) {
+    recs_[it->second] = rec;
+  } else {
+    by_args_[a] = recs_.size();
+    recs_.push_back(rec);
+  }
+  std::string text;
+  for (const StoreJson& r : recs_) text += r.dump() + "\n";
+  write_file_atomic(path_, text);
+}
+
+double RunStore::rate(const std::string& cpu, int threads) const {
+  double gb = 0, secs = 0;
+  for (const StoreJson& r : recs_) {
+    const StoreJson& m = r["made_by"];
+    if (!r.value("ok", false) || m.value("cpu", "") != cpu || m.value("threads", 0) != threads) continue;
+    const StoreJson& c = r.value("config", StoreJson::object());
+    const std::string mesh = c.value("mesh", "");
+    int w = 0, h = 0;
+    if (std::sscanf(mesh.c_str(), "%dx%d", &w, &h) != 2) continue;
+    gb += (double)w * h * r.value("bytes", 0.0) / 1e9;
+    secs += m.value("wall_seconds", 0.0);
+  }
+  return secs > 0 ? gb / secs : 0;
+}
+
+StoreJson make_record(const StoreJson& run, const std::string& name, const RunKey& k, const Provenance& p,
+                      bool with_links) {
+  StoreJson r;
+  r["args"] = k.args;
+  r["name"] = name;
+  for (const char* key : kKept)
+    if (run.contains(key)) r[key] = run[key];
+  if (with_links && run.contains("link_utilization")) r["link_utilization"] = run["link_utilization"];
+  const StoreJson sim = run.value("simulator", StoreJson::object());
+  r["made_by"] = {{"schedule_fingerprint", k.fingerprint},
+                  {"model_version", k.model_version},
+                  {"commit", p.commit},
+                  {"threads", p.threads},
+                  {"wall_seconds", p.wall_seconds},
+                  {"simulated_seconds", sim.value("wall_seconds", 0.0)},
+                  {"peak_rss_kb", sim.value("peak_rss_kb", 0)},
+                  {"cpu", p.cpu}};
+  return r;
+}
+
+std::string host_cpu() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) {
+        std::string v = line.substr(c + 1);
+        const auto a = v.find_first_not_of(" \t");
+        return a == std::string::npos ? "unknown" : v.substr(a);
+      }
+    }
+  return "unknown";
+}
+
+std::string source_commit(const std::string& dir) {
+  try {
+    const Captured head = run_capture({"git", "-C", dir, "rev-parse", "--short=12", "HEAD"});
+    if (head.exit_code != 0) return "unknown";
+    std::string c = head.out.substr(0, head.out.find('\n'));
+    // The store and the page live under docs/ and change as the report runs.
+    const Captured st = run_capture({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no", "--", ":/",
+                                     ":(exclude,top)docs"});
+    if (st.exit_code == 0 && !st.out.empty()) c += "-dirty";
+    return c;
+  } catch (const std::runtime_error&) {
+    return "unknown";
+  }
+}
+
+}  // namespace fm::paper_report

@@ -1,0 +1,80 @@
+// The paper report's run store (docs/results.md, "How this page is made"): one JSON line
+// per finished simulation, kept in the repository (docs/paper/runs.jsonl by default) so
+// that the report accumulates from one machine, session or Slurm job to the next.
+//
+// A record is the run's result without its bulk (no per-link maps unless a figure of
+// the page draws them): the configuration echo, cycles and time, both bounds,
+// participants and live chips, phases, timeline, verification and flit conservation,
+// the busiest link's words; and what made it: the allreduce arguments that define it,
+// its schedule fingerprint and model version (the two that decide whether it still
+// stands), the commit, the threads, the wall seconds and the host's CPU model.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fm::paper_report {
+
+using StoreJson = nlohmann::ordered_json;
+
+// What a stored record must match to stand for a run: the allreduce arguments that
+// define the run (outputs and threads left out: they never change a result), the
+// fingerprint of the schedules it executes (faultmesh allreduce --fingerprint) and the
+// model version of the binary that would run it.
+struct RunKey {
+  std::string args;
+  std::string fingerprint;
+  int model_version = 0;
+};
+
+// Where and how a run was made.
+struct Provenance {
+  std::string commit;  // the source tree's commit ("-dirty" when its code differed)
+  std::string cpu;     // the host's CPU model
+  int threads = 1;
+  double wall_seconds = 0;
+};
+
+class RunStore {
+ public:
+  // Loads `path`; a missing file is an empty store. Throws UsageError naming the file
+  // and line of a line that is not a record (a store is never silently truncated).
+  explicit RunStore(std::string path);
+  const std::string& path() const { return path_; }
+  // The record stored for these arguments, or null.
+  const StoreJson* find(const std::string& args) const;
+  // The record for k.args when it still stands for the run k describes (same
+  // fingerprint and model version), else null.
+  const StoreJson* valid(const RunKey& k) const;
+  // Adds the record, replacing one with the same arguments, and writes the whole store
+  // to a temporary file beside it that is renamed into place: a kill at any moment
+  // leaves either the old store or the new one.
+  void put(const StoreJson& rec);
+  size_t size() const { return recs_.size(); }
+  const std::vector<StoreJson>& records() const { return recs_; }
+  // Simulated chip-GB per wall second of the ok records made on `cpu` with `threads`
+  // threads (sum over sum); 0 when there are none.
+  double rate(const std::string& cpu, int threads) const;
+
+ private:
+  std::string path_;
+  std::vector<StoreJson> recs_;  // in file order
+  std::map<std::string, size_t> by_args_;
+};
+
+// The record of a finished run from its result JSON (faultmesh allreduce --json): the
+// compact fields the page reads, the per-link utilization only with `with_links`, and
+// the key and provenance. `name` is the report's name for the run.
+StoreJson make_record(const StoreJson& run, const std::string& name, const RunKey& k, const Provenance& p,
+                      bool with_links);
+
+// The host's CPU model (/proc/cpuinfo "model name"; "unknown" when not found).
+std::string host_cpu();
+
+// The commit of the git work tree that holds `dir`, with "-dirty" when its files other
+// than docs/ differ from it; "unknown" outside a work tree or without git.
+std::string source_commit(const std::string& dir);
+
+}  // namespace fm::paper_report
