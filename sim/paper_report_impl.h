@@ -248,7 +248,8 @@ struct Report {
   // runs directory, runs started now, their wall time, and the Slurm jobs they ran in.
   int reused = 0, ran_now = 0, pending = 0;
   double run_seconds = 0;
-  std::unique_ptr<RunStore> store;  // opened by run_all_points
+  std::unique_ptr<RunStore> store;  // opened by cmd_report
+  std::string commit;               // the source the runs are made from (source_commit)
   double deadline_s = 0;            // seconds since the report started after which no run may end (0: none)
   // The largest gradient size at which a whole-size run has checked a fit (0: none):
   // a fitted number beyond it is outside the checked regime and shown as pending.

@@ -210,7 +210,7 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
             << (o.render_only ? " pending (--render-only)" : " to run") << ", "
             << (o.backend == "slurm" ? "as one Slurm job array" : std::to_string(o.jobs) + " at a time") << "\n";
   if (o.render_only) return;
-  const std::string cpu = host_cpu(), commit = source_commit(o.store.substr(0, o.store.find_last_of('/') + 1) + ".");
+  const std::string cpu = host_cpu(), &commit = r->commit;
   int done = 0;
   auto finish = [&](const Point* p, int code, double secs) {
     const std::string f = o.runs + "/" + p->name;
@@ -529,6 +529,9 @@ void Report::print_plan(std::ostream& out) const {
 void Report::run_all_points() {
   const auto t0 = std::chrono::steady_clock::now();
   deadline_s = o.budget_s;
+  // The source the runs are made from, read once as the report starts (a tree edited
+  // while it runs does not change what its binary simulates).
+  if (!o.render_only) commit = source_commit(o.store.substr(0, o.store.find_last_of('/') + 1) + ".");
   if (!o.render_only) settle_earlier_jobs(o);
   // By priority; within one, every point that needs no other run first (on Slurm one job
   // array), then the mid-run failures, which time their failure from the fault-free runs.
