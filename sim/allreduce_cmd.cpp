@@ -73,11 +73,13 @@ po::options_description allreduce_command_options() {
 
 }  // namespace
 
-std::string allreduce_fingerprint(const std::vector<std::string>& args) {
+std::string allreduce_fingerprint(const std::vector<std::string>& args, nlohmann::ordered_json* config) {
   const po::options_description desc = allreduce_command_options();
   po::variables_map vm;
   if (!parse_args(args, desc, "", &vm)) throw UsageError("allreduce_fingerprint: --help is not a run");
-  return schedule_fingerprint(allreduce_config_from(vm));
+  const Config cfg = allreduce_config_from(vm);
+  if (config) *config = config_json(cfg, Command::Allreduce);
+  return schedule_fingerprint(cfg);
 }
 
 int cmd_allreduce(const std::vector<std::string>& args) {
@@ -94,6 +96,7 @@ int cmd_allreduce(const std::vector<std::string>& args) {
     nlohmann::ordered_json j;
     j["schedule_fingerprint"] = schedule_fingerprint(cfg);
     j["model_version"] = kModelVersion;
+    j["recovery_version"] = recovery_version(cfg);
     std::cout << j.dump() << "\n";
     return kExitOk;
   }

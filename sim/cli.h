@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/config.h"
 #include "tb/result_file.h"
 
@@ -50,8 +52,9 @@ int cmd_routes(const std::vector<std::string>& args);
 int cmd_cosim(const std::vector<std::string>& args);
 int cmd_allreduce(const std::vector<std::string>& args);
 // The schedule fingerprint `faultmesh allreduce ARGS --fingerprint` prints (args
-// without the command name), computed in this process; throws UsageError for bad ARGS.
-std::string allreduce_fingerprint(const std::vector<std::string>& args);
+// without the command name), computed in this process, and in *config (when given) the
+// configuration echo of the run's result (its "config"); throws UsageError for bad ARGS.
+std::string allreduce_fingerprint(const std::vector<std::string>& args, nlohmann::ordered_json* config = nullptr);
 
 // Writes `text` to `path` atomically (temporary file + rename, result_temp_path); throws
 // WriteError when it cannot, with the temporary file removed.

@@ -4,10 +4,12 @@
 //     the centre, edge and corner, two boards, one link; a board failing mid-allreduce
 //     when `faultmesh allreduce` has --fail-at), algorithm (ft2d and the two baselines,
 //     shrink and snake) and simulated size, one `faultmesh allreduce --verify off --json`
-//     child process, --jobs at a time. A point whose JSON exists with ok = true is not
-//     run again, so a rerun resumes.
+//     child process, --jobs at a time, in priority order (the headline's runs first,
+//     Priority), within --budget. Each finished run is a record of the run store
+//     (sim/paper_run_store.h) and is not run again while its configuration, schedule
+//     fingerprint and model version match, so a rerun resumes and the store accumulates.
 //     With --whole on (the default outside quick mode) also the gradients themselves:
-//     ResNet-50 bf16 everywhere, ResNet-50 fp32 and BERT-large bf16 on a few cases
+//     ResNet-50 bf16 everywhere, ResNet-50 fp32 and BERT-large on a few cases
 //     (Report::plan_whole), run but not fitted.
 //  2. Fits: time_us = a + b * bytes per (machine, case, algorithm) over the sizes, each
 //     checked against the whole-size runs of its series.

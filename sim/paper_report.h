@@ -1,7 +1,8 @@
 // faultmesh report paper: the Kumar & Jouppi experiment as one command (docs/results.md).
-// Runs the allreduce cases as child processes, fits time = a + b * bytes per case,
-// extrapolates to ResNet-50 and BERT-large gradients, models the training step, runs the
-// availability Monte Carlo (sim/availability.h) and writes results.md with its figures.
+// Runs the allreduce cases as child processes into the run store (sim/paper_run_store.h),
+// simulates the gradients whole where the page needs them and fits time = a + b * bytes
+// per case for the rest (checked against the whole runs), models the training step, runs
+// the availability Monte Carlo (sim/availability.h) and writes results.md with its figures.
 #pragma once
 #include <string>
 #include <utility>

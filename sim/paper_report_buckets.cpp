@@ -27,6 +27,7 @@ Report::Bucketed Report::bucketed(const Machine& m, const std::string& c, const 
   r.st = bucket_step(buckets_of(g), g.compute_ms, [&](uint64_t bytes) {
     const Estimate e = estimate(s, (double)bytes);
     r.ok = r.ok && e.ok;
+    r.pending = r.pending || e.pending;
     r.simulated = r.simulated && e.simulated;
     const std::string k = m.name() + " " + c + " " + a + " bucket class " + size_str(bytes);
     if (e.ok && fitted_below_bound(s, e.simulated, e.us, (double)bytes) && flagged_classes.insert(k).second)

@@ -82,6 +82,20 @@ void Report::fit_series() {
   std::vector<const Point*> fitted;
   for (const auto* v : {&all, &latpts})
     for (const Point& p : *v) fitted.push_back(&p);
+  // What every simulated point of a series tells about it, fitted or not: its
+  // link-load bound per byte (the busiest link direction's data flits plus one header
+  // per packet_words of them, one flit per cycle; the series keeps the lowest), its
+  // participants and live chips.
+  auto take = [&](const Point& p, const Outcome& oc) {
+    Series& s = series[skey(p.m, p.c.id, p.algo, p.lat)];
+    const double cycles = oc.j.value("cycles", 0.0), pw = oc.j.value("config", Json::object()).value("packet-words", 32.0);
+    if (cycles > 0 && p.bytes > 0) {
+      const double b = oc.j.value("max_link_words", 0.0) * (1 + 1 / pw) * (oc.j.value("time_us", 0.0) / cycles) / p.bytes;
+      s.bound_us_per_byte = s.bound_us_per_byte > 0 ? std::min(s.bound_us_per_byte, b) : b;
+    }
+    s.participants = oc.j.value("participants", 0);
+    s.live = oc.j.value("live_chips", 0);
+  };
   for (const Point* pp : fitted) {
     const Point& p = *pp;
     Series& s = series[skey(p.m, p.c.id, p.algo, p.lat)];
@@ -92,15 +106,7 @@ void Report::fit_series() {
       continue;
     }
     s.xy.push_back({(double)p.bytes, oc.j.value("time_us", 0.0)});
-    // The link-load bound per byte of this point: the busiest link direction's data
-    // flits plus one header per packet_words of them, one flit per cycle.
-    const double cycles = oc.j.value("cycles", 0.0), pw = oc.j.value("config", Json::object()).value("packet-words", 32.0);
-    if (cycles > 0 && p.bytes > 0) {
-      const double b = oc.j.value("max_link_words", 0.0) * (1 + 1 / pw) * (oc.j.value("time_us", 0.0) / cycles) / p.bytes;
-      s.bound_us_per_byte = s.bound_us_per_byte > 0 ? std::min(s.bound_us_per_byte, b) : b;
-    }
-    s.participants = oc.j.value("participants", 0);
-    s.live = oc.j.value("live_chips", 0);
+    take(p, oc);
   }
   for (auto& [k, s] : series)
     if (s.error.empty()) s.fit = fit_linear(s.xy);  // a series with a failed size is not fitted
@@ -109,7 +115,10 @@ void Report::fit_series() {
   // and its check row says why).
   for (const auto* v : {&bucketpts, &wholepts, &midwhole})
     for (const Point& p : *v)
-      if (res[p.name].ok) series[skey(p.m, p.c.id, p.algo)].unfitted.push_back({(double)p.bytes, res[p.name].j.value("time_us", 0.0)});
+      if (res[p.name].ok) {
+        series[skey(p.m, p.c.id, p.algo)].unfitted.push_back({(double)p.bytes, res[p.name].j.value("time_us", 0.0)});
+        take(p, res[p.name]);
+      }
   // The regime the fits are checked in: up to the largest whole-size run (or
   // extrapolation check) compared with a fit. With --whole a fitted number beyond it
   // waits for the run that checks it (pending), rather than being extrapolated unchecked.

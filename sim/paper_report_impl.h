@@ -43,9 +43,10 @@ inline constexpr const char* kReportLine = "auto";
 // order, and --plan lists them so): the answer first.
 enum Priority : int {
   kPrioHeadline = 0,  // ResNet-50 bf16 whole: fault-free ft2d and the centre board, each algorithm
-  kPrioBert = 1,      // what BERT-large's headline needs: those series' fitted sizes and one whole check
+  kPrioBert = 1,      // what BERT-large's headline needs: those series' fitted sizes and the whole
+                      // bf16 and fp32 runs that check the fits up to its sizes
   kPrioCases = 2,     // the other cases (edge, corner, two boards, one link, mid-run)
-  kPrioChecks = 3,    // ResNet-50 fp32 whole and BERT-large fp32 whole: the fits' checks at the top sizes
+  kPrioChecks = 3,    // ResNet-50 fp32 whole, fault-free and centre board: the fits' check at that size
   kPrioBuckets = 4,   // the bucket size classes (a sensitivity of the overlap model)
   kPrioLatency = 5,   // the link-latency sensitivity
 };
@@ -309,6 +310,7 @@ struct Report {
   // series and class: flagged_classes).
   struct Bucketed {
     bool ok = true, simulated = true;
+    bool pending = false;  // a class's number waits for runs (Estimate::pending)
     BucketStep st;
   };
   Bucketed bucketed(const Machine& m, const std::string& c, const std::string& a, const Gradient& g);

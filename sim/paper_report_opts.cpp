@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -209,14 +211,37 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
         throw UsageError("--mesh-sizes " + ms + ": expected WxH=SIZES with WxH one of --meshes, e.g. 32x32=64KiB,128KiB,256KiB");
       o.mesh_sizes[mesh] = size_list(ms.substr(eq + 1), "--mesh-sizes");
     }
-  auto pos = [&](const char* n) {
-    const double v = vm[n].as<double>();
-    if (!(v > 0) || !std::isfinite(v)) throw UsageError(std::string("--") + n + ": must be a number > 0");
-    return v;
+  // Every numeric option has a range: the model's physical sense, wide enough for any
+  // study, narrow enough that a typo (1e19 parameters) is refused instead of simulated.
+  struct Range {
+    double lo, hi;
+    bool lo_open;
+    const char* unit;
   };
-  auto nonneg = [&](const char* n) {
+  static const std::map<std::string, Range> kRanges = {
+      {"resnet-params", {1e3, 1e9, false, "parameters (fp32 gradient at most 4 GB per chip)"}},
+      {"bert-params", {1e3, 1e9, false, "parameters (fp32 gradient at most 4 GB per chip)"}},
+      {"resnet-compute-ms", {0, 1e6, false, "ms"}},
+      {"bert-compute-ms", {0, 1e6, false, "ms"}},
+      {"mtbf-h", {0, 1e7, true, "hours"}},
+      {"spare-slice-h", {0, 1e5, false, "hours"}},
+      {"restart-h", {0, 1e5, false, "hours"}},
+      {"reconfig-min", {0, 1e6, false, "minutes"}},
+      {"repair-h", {0, 1e5, false, "hours"}},
+      {"ckpt-h", {0, 1e5, true, "hours"}},
+      {"job-days", {0, 36500, true, "days"}},
+  };
+  auto g = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  auto ranged = [&](const char* n) {
     const double v = vm[n].as<double>();
-    if (!(v >= 0) || !std::isfinite(v)) throw UsageError(std::string("--") + n + ": must be a number >= 0");
+    const Range& r = kRanges.at(n);
+    if (!std::isfinite(v) || (r.lo_open ? !(v > r.lo) : !(v >= r.lo)) || !(v <= r.hi))
+      throw UsageError(std::string("--") + n + " " + g(v) + ": allowed " + (r.lo_open ? "(" : "[") + g(r.lo) + ", " +
+                       g(r.hi) + "] " + r.unit);
     return v;
   };
   o.whole = !o.quick;
@@ -230,10 +255,10 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": allowed 0 (off) or 2..64");
   if (o.check_factor && o.sizes.back() * o.check_factor > (4ULL << 30))  // checks run on the smallest machine
     throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": the checked size would exceed 4GiB");
-  o.resnet_params = pos("resnet-params");
-  o.bert_params = pos("bert-params");
-  o.resnet_ms = nonneg("resnet-compute-ms");
-  o.bert_ms = nonneg("bert-compute-ms");
+  o.resnet_params = ranged("resnet-params");
+  o.bert_params = ranged("bert-params");
+  o.resnet_ms = ranged("resnet-compute-ms");
+  o.bert_ms = ranged("bert-compute-ms");
   // The whole-size runs simulate a gradient's exact bytes, which the flits carry in
   // 64-byte words (sizes are multiples of 64 everywhere).
   if (o.whole)
@@ -281,13 +306,13 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   }
   o.fail_at_frac = vm["fail-at-fraction"].as<double>();
   if (!(o.fail_at_frac > 0 && o.fail_at_frac < 1)) throw UsageError("--fail-at-fraction: allowed (0, 1)");
-  o.avail.mtbf_h = pos("mtbf-h");
-  if (vm.count("spare-slice-h")) o.avail.spare_slice_h = nonneg("spare-slice-h");
-  o.avail.restart_h = nonneg("restart-h");
-  o.avail.reconfig_h = nonneg("reconfig-min") / 60;
-  o.avail.repair_h = nonneg("repair-h");
-  o.avail.ckpt_h = pos("ckpt-h");
-  o.avail.work_h = pos("job-days") * 24;
+  o.avail.mtbf_h = ranged("mtbf-h");
+  if (vm.count("spare-slice-h")) o.avail.spare_slice_h = ranged("spare-slice-h");
+  o.avail.restart_h = ranged("restart-h");
+  o.avail.reconfig_h = ranged("reconfig-min") / 60;
+  o.avail.repair_h = ranged("repair-h");
+  o.avail.ckpt_h = ranged("ckpt-h");
+  o.avail.work_h = ranged("job-days") * 24;
   o.avail.horizon_h = kJobCap * o.avail.work_h;
   o.avail.max_holes = vm["max-holes"].as<int>();
   if (o.avail.max_holes < 0 || o.avail.max_holes > 2)

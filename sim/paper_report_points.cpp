@@ -16,6 +16,7 @@
 #include "sim/subprocess.h"
 #include "sim/util/job_pool.h"
 #include "sim/util/json_io.h"
+#include "tb/traffic_run.h"
 
 namespace fm::paper_report {
 
@@ -126,19 +127,25 @@ std::string key_of(const std::vector<std::string>& args) {
   return k;
 }
 
+// The recovery model's version a run with this configuration echo depends on.
+int recovery_version_of(const Json& config) {
+  return config.value("fail-at", Json::array()).empty() ? 0 : kRecoveryVersion;
+}
+
 // The stored record that stands for point p's run with these arguments (its schedule
 // fingerprint and model version those of this binary), or null. A record whose
 // schedule or model changed is not reused: the point runs again and replaces it.
 const Json* stored_run(const RunStore& store, const std::vector<std::string>& args) {
   const Json* rec = store.find(key_of(args));
   if (!rec) return nullptr;
-  std::string fp;
+  RunKey k{key_of(args), "", kModelVersion, 0, Json()};
   try {
-    fp = allreduce_fingerprint(args);
+    k.fingerprint = allreduce_fingerprint(args, &k.config);
   } catch (const std::exception&) {
     return nullptr;  // refused now: it runs, and its failure says why
   }
-  return store.valid({key_of(args), fp, kModelVersion});
+  k.recovery_version = recovery_version_of(k.config);
+  return store.valid(k);
 }
 
 // Whether the store has a valid record for p (the mid case's only when its fault-free
@@ -155,6 +162,33 @@ const Json* stored_point(const Report& r, const Point& p) {
     ffc = ff->value("cycles", (uint64_t)0);
   }
   return stored_run(*r.store, point_args(p, ffc, r.o));
+}
+
+// A finished run whose result is in the runs directory but not in the store (its report
+// was interrupted after the run ended: a Slurm array it left running, or a kill between
+// a run's end and its record): added to the store and returned when it is this point's
+// run as this binary would make it (ok, this model version, this schedule fingerprint,
+// and the links and buffers of its arguments); else null.
+const Json* adopt(Report* r, const Point& p, const std::vector<std::string>& args) {
+  const Json j = read_json(r->o.runs + "/" + p.name + ".json");
+  if (!j.is_object() || !j.value("ok", false) || j.value("model_version", -1) != kModelVersion) return nullptr;
+  Json config;
+  std::string fp;
+  try {
+    fp = allreduce_fingerprint(args, &config);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+  if (j.value("schedule_fingerprint", "") != fp || j.value("config", Json()) != config ||
+      j.value("recovery_version", 0) != recovery_version_of(config))
+    return nullptr;
+  const Json sim = j.value("simulator", Json::object());
+  const bool links = p.name == r->heatmap_before || p.name == r->heatmap_after;
+  r->store->put(make_record(j, p.name, {key_of(args), fp, kModelVersion, recovery_version_of(config), Json()},
+                            {r->commit, host_cpu(), sim.value("threads", 1),
+                             sim.value("wall_seconds", 0.0) + sim.value("setup_seconds", 0.0)},
+                            links));
+  return r->store->find(key_of(args));
 }
 
 // The seconds a point's run is expected to take here: its chip-GB at the rate the store
@@ -195,6 +229,9 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
     if (const Json* rec = stored_run(*r->store, args[p.name])) {
       (*out)[p.name] = {true, false, *rec, ""};
       ++r->reused, ++reused;
+    } else if (const Json* rec = o.render_only ? nullptr : adopt(r, p, args[p.name])) {
+      (*out)[p.name] = {true, false, *rec, ""};
+      ++r->reused, ++reused;
     } else if (o.render_only) {
       Outcome oc;
       oc.pending = true;
@@ -216,10 +253,12 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
     const std::string f = o.runs + "/" + p->name;
     const Json j = read_json(f + ".json");
     Outcome oc;
-    if (code == 0 && j.is_object() && j.value("ok", false) && j.value("model_version", -1) == kModelVersion) {
+    if (code == 0 && j.is_object() && j.value("ok", false) && j.value("model_version", -1) == kModelVersion &&
+        j.value("recovery_version", 0) == recovery_version_of(j.value("config", Json::object()))) {
       // The record is appended as soon as the run ends, so a report killed later keeps it.
       const bool links = p->name == r->heatmap_before || p->name == r->heatmap_after;
-      const Json rec = make_record(j, p->name, {key_of(args[p->name]), j.value("schedule_fingerprint", ""), kModelVersion},
+      const Json rec = make_record(j, p->name, {key_of(args[p->name]), j.value("schedule_fingerprint", ""), kModelVersion,
+                                                 recovery_version_of(j.value("config", Json::object())), Json()},
                                    {commit, cpu, o.threads, secs}, links);
       r->store->put(rec);
       oc = {true, false, rec, ""};
@@ -475,16 +514,17 @@ void Report::plan_whole() {
         add(m, c, a, resnet_bf16.bytes(), head && (c.id == "board_centre" || std::string(a) == "ft2d") ? kPrioHeadline : kPrioCases);
       if (head) add(m, c, "ft2d", resnet_fp32.bytes(), kPrioChecks);
       if (c.id == "faultfree" && m.chips() == least) add(m, c, "ft2d", bert_bf16.bytes(), kPrioBert);
-      if (c.id == "faultfree" && &m == bert_fp32_on) add(m, c, "ft2d", bert_fp32.bytes(), kPrioChecks);
+      if (c.id == "faultfree" && &m == bert_fp32_on) add(m, c, "ft2d", bert_fp32.bytes(), kPrioBert);
     }
 }
 
-// Every point of the report in the order --budget runs them: by priority, then as
-// planned (machines in --meshes x --topologies order), a mid-run failure after the
+// Every point of the report in the order --budget runs them: by priority, then the
+// fitted sizes (short runs a fit needs) before the whole-size runs that check them, each
+// as planned (machines in --meshes x --topologies order), a mid-run failure after the
 // fault-free run it times its failure from.
 std::vector<const Point*> Report::ordered_points() const {
   std::vector<const Point*> v;
-  for (const auto* g : {&wholepts, &stat, &bucketpts, &latpts, &checks, &midpts, &midwhole})
+  for (const auto* g : {&stat, &wholepts, &bucketpts, &latpts, &checks, &midpts, &midwhole})
     for (const Point& p : *g) v.push_back(&p);
   std::stable_sort(v.begin(), v.end(), [](const Point* a, const Point* b) {
     return std::make_pair(a->prio, a->c.mid) < std::make_pair(b->prio, b->c.mid);
@@ -495,7 +535,7 @@ std::vector<const Point*> Report::ordered_points() const {
 // --plan: every run the report needs in the order it runs them, one line each (name,
 // priority class, chips, bytes per chip, whether the run store has it), then per class
 // and in all the runs and chip-GB left and the hours they take at this host's measured
-// rate (docs/results.md, "How this page is made").
+// rate (docs/sweeps.md, "The paper report's run store").
 void Report::print_plan(std::ostream& out) const {
   int n = 0, done = 0;
   double left = 0, all = 0, secs_left = 0;
@@ -533,14 +573,17 @@ void Report::run_all_points() {
   // while it runs does not change what its binary simulates).
   if (!o.render_only) commit = source_commit(o.store.substr(0, o.store.find_last_of('/') + 1) + ".");
   if (!o.render_only) settle_earlier_jobs(o);
-  // By priority; within one, every point that needs no other run first (on Slurm one job
-  // array), then the mid-run failures, which time their failure from the fault-free runs.
+  // By priority; within one, every point that needs no other run first, then the mid-run
+  // failures, which time their failure from the fault-free runs.
+  // On Slurm every priority goes in one array (the cluster runs them side by side, and
+  // is not left idle between batches): two arrays in all.
   const std::vector<const Point*> order = ordered_points();
-  for (int prio = kPrioHeadline; prio <= kPrioLatency; ++prio)
+  const bool one_batch = o.backend == "slurm";
+  for (int prio = kPrioHeadline; prio <= (one_batch ? kPrioHeadline : kPrioLatency); ++prio)
     for (bool mids : {false, true}) {
       std::vector<Point> batch;
       for (const Point* p : order)
-        if (p->prio == prio && p->c.mid == mids) batch.push_back(*p);
+        if ((one_batch || p->prio == prio) && p->c.mid == mids) batch.push_back(*p);
       if (batch.empty()) continue;
       std::map<std::string, uint64_t> ffc;
       if (mids)

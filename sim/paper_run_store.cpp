@@ -6,6 +6,7 @@
 
 #include "sim/cli.h"
 #include "sim/subprocess.h"
+#include "tb/traffic_run.h"
 
 namespace fm::paper_report {
 
@@ -59,8 +60,10 @@ const StoreJson* RunStore::valid(const RunKey& k) const {
   const StoreJson* r = find(k.args);
   if (!r) return nullptr;
   const StoreJson& m = (*r)["made_by"];
-  if (m.value("schedule_fingerprint", "") != k.fingerprint || m.value("model_version", -1) != k.model_version)
+  if (m.value("schedule_fingerprint", "") != k.fingerprint || m.value("model_version", -1) != k.model_version ||
+      m.value("recovery_version", 0) != k.recovery_version)
     return nullptr;
+  if (!k.config.is_null() && r->value("config", StoreJson()) != k.config) return nullptr;
   return r;
 }
 
@@ -104,28 +107,14 @@ StoreJson make_record(const StoreJson& run, const std::string& name, const RunKe
   const StoreJson sim = run.value("simulator", StoreJson::object());
   r["made_by"] = {{"schedule_fingerprint", k.fingerprint},
                   {"model_version", k.model_version},
+                  {"recovery_version", k.recovery_version},
                   {"commit", p.commit},
                   {"threads", p.threads},
                   {"wall_seconds", p.wall_seconds},
                   {"simulated_seconds", sim.value("wall_seconds", 0.0)},
                   {"peak_rss_kb", sim.value("peak_rss_kb", 0)},
-                  {"cpu", p.cpu}};
+                  {"cpu", sim.value("cpu", p.cpu)}};
   return r;
-}
-
-std::string host_cpu() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto c = line.find(':');
-      if (c != std::string::npos) {
-        std::string v = line.substr(c + 1);
-        const auto a = v.find_first_not_of(" \t");
-        return a == std::string::npos ? "unknown" : v.substr(a);
-      }
-    }
-  return "unknown";
 }
 
 std::string source_commit(const std::string& dir) {

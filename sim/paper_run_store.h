@@ -1,4 +1,4 @@
-// The paper report's run store (docs/results.md, "How this page is made"): one JSON line
+// The paper report's run store (docs/sweeps.md, "The paper report's run store"): one JSON line
 // per finished simulation, kept in the repository (docs/paper/runs.jsonl by default) so
 // that the report accumulates from one machine, session or Slurm job to the next.
 //
@@ -20,19 +20,22 @@ namespace fm::paper_report {
 using StoreJson = nlohmann::ordered_json;
 
 // What a stored record must match to stand for a run: the allreduce arguments that
-// define the run (outputs and threads left out: they never change a result), the
-// fingerprint of the schedules it executes (faultmesh allreduce --fingerprint) and the
-// model version of the binary that would run it.
+// define the run (outputs and threads left out: they never change a result), the full
+// configuration they give (every default included: a default that changes makes the
+// same arguments another run), the fingerprint of the schedules it executes (faultmesh
+// allreduce --fingerprint) and the model version of the binary that would run it.
 struct RunKey {
   std::string args;
   std::string fingerprint;
   int model_version = 0;
+  int recovery_version = 0;  // kRecoveryVersion for a run with --fail-at, else 0
+  StoreJson config;  // the configuration echo these arguments give now (null: not compared)
 };
 
 // Where and how a run was made.
 struct Provenance {
   std::string commit;  // the source tree's commit ("-dirty" when its code differed)
-  std::string cpu;     // the host's CPU model
+  std::string cpu;     // the host's CPU model, when the run's result does not name its own
   int threads = 1;
   double wall_seconds = 0;
 };
@@ -46,7 +49,7 @@ class RunStore {
   // The record stored for these arguments, or null.
   const StoreJson* find(const std::string& args) const;
   // The record for k.args when it still stands for the run k describes (same
-  // fingerprint and model version), else null.
+  // configuration echo, fingerprint and model version), else null.
   const StoreJson* valid(const RunKey& k) const;
   // Adds the record, replacing one with the same arguments, and writes the whole store
   // to a temporary file beside it that is renamed into place: a kill at any moment
@@ -69,9 +72,6 @@ class RunStore {
 // the key and provenance. `name` is the report's name for the run.
 StoreJson make_record(const StoreJson& run, const std::string& name, const RunKey& k, const Provenance& p,
                       bool with_links);
-
-// The host's CPU model (/proc/cpuinfo "model name"; "unknown" when not found).
-std::string host_cpu();
 
 // The commit of the git work tree that holds `dir`, with "-dirty" when its files other
 // than docs/ differ from it; "unknown" outside a work tree or without git.

@@ -2,6 +2,7 @@
 // checker on them (the same one that runs before every simulation) and reports.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "models/routing/checker.h"
@@ -63,13 +64,8 @@ int cmd_routes(const std::vector<std::string>& args) {
   if (top < 0 || top > 100) throw UsageError("--top " + std::to_string(top) + ": allowed 0..100");
   const NetworkConfig& n = cfg.net;
   const FaultSet faults(n);
-  const RouteSet rs = build_routes(n, faults);
-  const RouteCheck c = check_routes(faults, rs.tables, n.vcs, top);
-
-  nlohmann::ordered_json j = routes_json(rs, c);
-  j["live_chips"] = faults.live_chips();
-  j["config"] = config_json(cfg, Command::Routes);
-  if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
+  // --draw-to is checked before anything is built or written: bad input leaves no file.
+  std::optional<ChipId> draw_to;
   if (vm.count("draw-to")) {
     const std::string s = vm["draw-to"].as<std::string>();
     int x, y;
@@ -79,8 +75,16 @@ int cmd_routes(const std::vector<std::string>& args) {
       throw UsageError("--draw-to " + s + ": expected x,y");
     if (x < 0 || y < 0 || x >= n.width || y >= n.height || faults.chip_dead(faults.topology().id(x, y)))
       throw UsageError("--draw-to " + s + ": not a live chip of the mesh");
-    std::cout << draw_routes(faults, rs.tables, faults.topology().id(x, y));
+    draw_to = faults.topology().id(x, y);
   }
+  const RouteSet rs = build_routes(n, faults);
+  const RouteCheck c = check_routes(faults, rs.tables, n.vcs, top);
+
+  nlohmann::ordered_json j = routes_json(rs, c);
+  j["live_chips"] = faults.live_chips();
+  j["config"] = config_json(cfg, Command::Routes);
+  if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
+  if (draw_to) std::cout << draw_routes(faults, rs.tables, *draw_to);
   if (!out.quiet) {
     std::printf("faultmesh routes: %dx%d %s, %d VCs, routing %s\n", n.width, n.height,
                 to_string(n.topology), n.vcs, rs.scheme.c_str());

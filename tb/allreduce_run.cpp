@@ -25,6 +25,33 @@ namespace {
 
 using Clk = std::chrono::steady_clock;
 
+// The algorithm a failure restarts with must accept the machine every failure leaves:
+// each --fail-at alone and all of them in the order given (a refusal known before the
+// run is bad input, not a run that fails at its first failure). A machine a failure
+// partitions is the run's own outcome ("partitioned"), not checked here.
+void check_restart_algo(const Config& cfg) {
+  const std::vector<TimedFault>& timed = cfg.net.faults.timed;
+  std::vector<size_t> upto;
+  for (size_t i = 0; i < timed.size(); ++i) {
+    upto.push_back(i);
+    for (const std::vector<size_t>& set : {std::vector<size_t>{i}, upto}) {
+      Config after = cfg;
+      after.net.faults = with_timed(cfg.net.faults, set);
+      after.coll.algo = cfg.recovery.restart_algo;
+      const FaultSet f(after.net);
+      if (!f.connectivity().empty()) continue;
+      try {
+        coll::count_transfers(f, coll::algo_params_of(after));
+      } catch (const ConfigError& e) {
+        throw ConfigError("--restart-algo " + std::string(coll::to_string(cfg.recovery.restart_algo)) +
+                          " refuses the machine " + (set.size() == 1 ? "after --fail-at " + to_string(timed[i])
+                                                                      : "after the --fail-at failures up to " + to_string(timed[i])) +
+                          ": " + e.what() + " (choose another --restart-algo, e.g. ft2d)");
+      }
+    }
+  }
+}
+
 // The run's fingerprint from its first schedule's (schedule_fingerprint): with failures
 // during the run, joined by the restart algorithm's schedule on the machine after all
 // of them (nothing more when that algorithm refuses it: the run then ends refused).
@@ -160,6 +187,7 @@ std::unique_ptr<Machine> build_machine(const Config& cfg_in, const RunOptions& o
     NetworkConfig probe = cfg.net;
     probe.faults = with_timed(cfg.net.faults, all);
     const FaultSet check(probe);  // throws ConfigError naming a bad --fail-at
+    check_restart_algo(cfg);
   }
   // Memory: the network, the schedule (counted, not built) and the verified data, before
   // the routes, the schedule, the network or the chips' data are built (tb/memory.h).
@@ -495,6 +523,8 @@ AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
   return r;
 }
 
+int recovery_version(const Config& cfg) { return cfg.net.faults.timed.empty() ? 0 : kRecoveryVersion; }
+
 std::string schedule_fingerprint(const Config& cfg) {
   const FaultSet f(cfg.net);
   return fingerprint_with_failures(cfg, coll::fingerprint(coll::build_schedule(f, coll::algo_params_of(cfg))));
@@ -559,10 +589,12 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["config"] = config_json(r.config, Command::Allreduce);
   j["schedule_fingerprint"] = r.schedule_fingerprint;
   j["model_version"] = kModelVersion;
+  j["recovery_version"] = recovery_version(r.config);
   j["simulator"] = {{"wall_seconds", r.wall_seconds},
                     {"setup_seconds", r.setup_seconds},
                     {"router_cycles_per_second", r.router_cycles_per_second},
                     {"peak_rss_kb", r.peak_rss_kb},
+                    {"cpu", host_cpu()},
                     {"threads", r.threads},
                     {"parallel_cycles", r.parallel_cycles},
                     {"rebalances", r.rebalances}};

@@ -92,6 +92,10 @@ AllreduceResult run_allreduce(const Config& cfg, const RunOptions& opt = {});
 // the run would for an algorithm that refuses the machine.
 std::string schedule_fingerprint(const Config& cfg);
 
+// The recovery model's version a run of `cfg` depends on: kRecoveryVersion with
+// failures during the run, else 0 (models/model_version.h).
+int recovery_version(const Config& cfg);
+
 nlohmann::ordered_json allreduce_json(const AllreduceResult& r);
 
 

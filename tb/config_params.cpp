@@ -484,13 +484,21 @@ std::vector<Param> make_params() {
                               std::ifstream in;
                               open_input_file(path, "--fail-schedule " + path, &in);
                               std::string line;
+                              int failures = 0;
                               for (int no = 1; std::getline(in, line); ++no) {
                                 if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
                                 const size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
                                 if (a == std::string::npos) continue;  // blank or comment
                                 add_timed(line.substr(a, b - a + 1), c,
                                           "--fail-schedule " + path + " line " + std::to_string(no));
+                                ++failures;
                               }
+                              // A schedule without a failure would run fault-free with no word said: a
+                              // wrong file, or one not written yet.
+                              if (failures == 0)
+                                throw ConfigError("--fail-schedule " + path +
+                                                  ": no failure in the file (only blank and comment lines); one "
+                                                  "--fail-at value per line, e.g. 2000:board:1,1");
                               return "";
                             },
                             nullptr,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -22,6 +23,21 @@ long peak_rss_kb() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+}
+
+std::string host_cpu() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) {
+        const std::string v = line.substr(c + 1);
+        const auto a = v.find_first_not_of(" \t");
+        if (a != std::string::npos) return v.substr(a);
+      }
+    }
+  return "unknown";
 }
 
 uint32_t percentile(const std::vector<uint32_t>& sorted, double p) {

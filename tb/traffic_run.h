@@ -98,4 +98,8 @@ uint32_t percentile(const std::vector<uint32_t>& sorted, double p);
 
 long peak_rss_kb();
 
+// The host's CPU model (/proc/cpuinfo "model name"; "unknown" when not found): where a
+// run's wall time was measured (the results' "simulator" block).
+std::string host_cpu();
+
 }  // namespace fm

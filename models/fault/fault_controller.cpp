@@ -234,7 +234,6 @@ void FaultController::recover() {
     while ((size_t)handled_ == detected_) wait(detected_ev_);
     recovering_ = true;
     bool aborted = false;  // the running collective was aborted in this round
-    uint64_t drops_seen = 0;
     while ((size_t)handled_ < detected_) {
       const size_t upto = detected_;
       const std::shared_ptr<const FaultSet> f = detected_faults_;
@@ -259,8 +258,8 @@ void FaultController::recover() {
       }
       const uint64_t lost = drops().total();
       const bool touched = aborted || (host_.collective_running() &&
-                                       (lost > drops_seen || host_.touched_by(*f)));
-      drops_seen = lost;
+                                       (lost > drops_seen_ || host_.touched_by(*f)));
+      drops_seen_ = lost;
       if (!touched) {
         log(EventKind::NoRestart, host_.collective_running()
                 ? "no restart: no participant died, no flit was lost, no route in use crosses the failure"
@@ -282,7 +281,7 @@ void FaultController::recover() {
       log(EventKind::Restart, std::string("restart: ") + coll::to_string(cfg_.recovery.restart_algo) + " on " +
           std::to_string(f->live_chips()) + " live chips" + how);
       aborted = false;
-      drops_seen = drops().total();
+      drops_seen_ = drops().total();
     }
     recovering_ = false;
   }

@@ -150,6 +150,10 @@ class FaultController : public sc_core::sc_module {
   int handled_ = 0;              // failures whose recovery is done
   bool recovering_ = false;
   int restarts_ = 0;
+  // The flits dropped in the network up to the last recovery decision (all rounds): a
+  // failure touches the running collective when drops grew since then (its own drops),
+  // not when the run has dropped any flit before (the earlier failures' drops).
+  uint64_t drops_seen_ = 0;
   std::vector<char> dead_;       // per chip, shared with the links
   sc_core::sc_event killed_;
   std::vector<TimelineEvent> timeline_;

@@ -65,11 +65,9 @@ bool scan_number(const std::string& s, size_t* pos, bool fraction, std::string* 
 }
 
 bool parse_bytes(const std::string& s, uint64_t* out) {
-  // A whole number with a unit: exact integer arithmetic, overflow rejected.
+  // The number is decimal digits with an optional fraction and exponent, then the unit:
+  // no blank, sign or hexadecimal (as every other numeric option reads its value).
   size_t i = 0;
-  while (i < s.size() && is_blank(s[i])) ++i;
-  if (i < s.size() && s[i] == '+') ++i;
-  const size_t d0 = i;
   uint64_t v = 0;
   bool overflow = false;
   for (; i < s.size() && is_digit(s[i]); ++i) {
@@ -77,22 +75,22 @@ bool parse_bytes(const std::string& s, uint64_t* out) {
     if (v > (UINT64_MAX - d) / 10) overflow = true;
     else v = v * 10 + d;
   }
-  if (i > d0 && (i == s.size() || !(s[i] == '.' || s[i] == 'e' || s[i] == 'E' || s[i] == 'x' || s[i] == 'X'))) {
+  if (i > 0 && (i == s.size() || !(s[i] == '.' || s[i] == 'e' || s[i] == 'E'))) {
+    // A whole number with a unit: exact integer arithmetic, overflow rejected.
     const uint64_t m = unit_bytes(s.substr(i));
     if (overflow || m == 0 || v == 0 || v > UINT64_MAX / m) return false;
     *out = v * m;
     return true;
   }
-  // Any other number std::strtod reads (decimals, exponents, hexadecimal): bytes as a
-  // double, whole and at most 1e15 (where a double still holds every whole number).
-  const char* b = s.c_str();
-  char* end = nullptr;
-  errno = 0;
-  const double x = std::strtod(b, &end);
-  if (end == b) return false;
-  const uint64_t m = unit_bytes(std::string(end));
+  // Decimals and exponents: bytes as a double, whole and at most 1e15 (where a double
+  // still holds every whole number).
+  if (s.empty() || !(is_digit(s[0]) || s[0] == '.')) return false;
+  size_t pos = 0;
+  std::string num;
+  if (!scan_number(s, &pos, true, &num) || num.empty() || !(is_digit(num[0]) || num[0] == '.')) return false;
+  const uint64_t m = unit_bytes(s.substr(pos));
   if (m == 0) return false;
-  const double bytes = x * (double)m;
+  const double bytes = std::strtod(num.c_str(), nullptr) * (double)m;
   if (!(bytes >= 1) || bytes > 1e15 || bytes != std::floor(bytes)) return false;
   *out = (uint64_t)bytes;
   return true;

@@ -310,6 +310,28 @@ TEST(FaultRecovery, IdleChipFailureNeedsNoRestart) {
   EXPECT_TRUE(has_event(k, "no restart")) << k["timeline"].dump();
 }
 
+// A failure that touches nothing running does not restart the collective, also after an
+// earlier failure dropped flits: the drops that decide are the failure's own. On 8x8 a
+// chip at the edge fails during 2d (its flits are dropped: a restart with shrink on the
+// live rectangle), then a link between two chips that shrink's rectangle leaves idle.
+TEST(FaultRecovery, LaterUntouchedFailureAfterDropsNeedsNoRestart) {
+  Config c = base(8, 8, 1 << 20);
+  c.recovery.restart_algo = coll::Algo::Shrink;
+  c.recovery.mode = RecoveryConfig::Mode::Restart;
+  c.net.faults.timed.push_back(at("1000:chip:7,0"));
+  const auto once = run(c);
+  expect_recovered(once, "one failure");
+  ASSERT_EQ(once.value("restarts", 0), 1);
+  ASSERT_GT(once["flits_dropped"]["total"].get<uint64_t>(), 0u) << "the first failure must drop flits";
+  // The link 7,3:N joins two chips of column 7, outside shrink's 7x8 rectangle x 0..6.
+  c.net.faults.timed.push_back(at("15000:link:7,3:N"));
+  const auto twice = run(c);
+  expect_recovered(twice, "two failures");
+  EXPECT_EQ(twice.value("restarts", 0), 1) << twice["timeline"].dump();
+  EXPECT_EQ(count_events(twice, "no restart"), 1) << twice["timeline"].dump();
+  EXPECT_EQ(twice["cycles"], once["cycles"]) << "the idle link's failure cost cycles";
+}
+
 // Property: random failure schedules (1-3 failures of chips, boards or links at random
 // cycles, a random share of the data or a random delay into a random phase) either
 // complete with exact sums and exact accounting or stop with the partition error.

@@ -8,7 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +23,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +31,7 @@
 #include "sim/availability.h"
 #include "sim/gradient_buckets.h"
 #include "sim/paper_report.h"
+#include "sim/paper_run_store.h"
 #include "sim/subprocess.h"
 
 namespace fm {
@@ -470,6 +477,12 @@ TEST(ReportPaper, BucketRunsEndToEnd) {
   }
   ASSERT_EQ(b["rows"].size(), 4u * 2 * 3);
   for (const auto& r : b["rows"]) {
+    // The bucket classes are simulated for ft2d (the headline's bucket column); the
+    // baselines' buckets come from their fits.
+    if (r["algo"] != "ft2d") {
+      EXPECT_EQ(r["source"], "fit") << r;
+      continue;
+    }
     EXPECT_EQ(r["source"], "sim") << r;
     const nlohmann::json& g = grads[r["model"].get<std::string>() + " " + r["dtype"].get<std::string>()];
     double end = 0, comm = 0;
@@ -524,7 +537,7 @@ TEST(ReportPaper, WholeSizeRunsEndToEnd) {
       ASSERT_TRUE(t.contains(a)) << t;
       const bool sim = g == "ResNet-50 bf16" || (g == "ResNet-50 fp32" && std::string(a) == "ft2d" &&
                                                  (cs == "faultfree" || cs == "board_centre")) ||
-                       (g == "BERT-large bf16" && std::string(a) == "ft2d" && cs == "faultfree");
+                       (g.rfind("BERT-large", 0) == 0 && std::string(a) == "ft2d" && cs == "faultfree");
       EXPECT_EQ(t[a]["source"], sim ? "sim" : "fit") << g << " " << cs << " " << a;
       if (sim) {
         EXPECT_DOUBLE_EQ(t[a]["allreduce_ms"].get<double>(), run_us(cs, a, bytes) / 1000) << g << " " << cs << " " << a;
@@ -534,7 +547,7 @@ TEST(ReportPaper, WholeSizeRunsEndToEnd) {
     ++rows;
   }
   EXPECT_EQ(rows, 4 * 6);          // 4 gradients x the 6 cases without a mid-run failure
-  EXPECT_EQ(whole, 6 * 3 + 2 + 1);  // ResNet bf16 everywhere, fp32 twice, BERT bf16 once
+  EXPECT_EQ(whole, 6 * 3 + 2 + 2);  // ResNet bf16 everywhere, fp32 twice, BERT bf16 and fp32 once
   std::map<std::string, std::pair<double, double>> fits;  // machine|case|algo -> (a, b)
   for (const auto& f : data["fits"]) {
     EXPECT_EQ(f["n"], 3) << f;  // the three --sizes only: no whole-size run in a fit
@@ -564,53 +577,308 @@ TEST(ReportPaper, WholeSizeRunsEndToEnd) {
   (void)!std::system(cmd.c_str());
 }
 
-// --plan lists the runs a full report needs and runs none: on one machine without the
-// bucket classes and the latency sensitivity, 3 fitted sizes x 3 algorithms x every case,
-// and the whole-size runs (ResNet-50 bf16 x every case and algorithm, ResNet-50 fp32 on
-// two cases, BERT-large bf16 on one); a run already in the runs directory with the
-// report's link set-up counts as done, one with another set-up does not.
+// --plan lists the runs a full report needs, in priority order, and runs none: on one
+// machine without the bucket classes and the latency sensitivity, 2 fitted sizes x 3
+// algorithms x every case, and the whole-size runs (ResNet-50 bf16 x every case and
+// algorithm, ResNet-50 fp32 on two cases, BERT-large bf16 and fp32 once each); the
+// headline's ResNet-50 runs first; per class and in all the chip-GB and hours left.
 TEST(ReportPaper, PlanListsTheRunsAndRunsNone) {
   char tmpl[] = "/tmp/fm_report_XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
-  ASSERT_EQ(std::system(("mkdir -p '" + dir + "/runs'").c_str()), 0);
-  // One run done with the report's set-up (200-cycle links, 408-flit buffers), one with
-  // 1-cycle links.
-  std::ofstream(dir + "/runs/8x16_mesh_faultfree_ft2d_16MiB.json")
-      << R"({"ok": true, "config": {"link-latency": 200, "credit-latency": 200, "buf": 408}})";
-  std::ofstream(dir + "/runs/8x16_mesh_faultfree_ft2d_32MiB.json")
-      << R"({"ok": true, "config": {"link-latency": 1, "credit-latency": 1, "buf": 8}})";
   const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--plan", "--meshes", "8x16", "--topologies", "mesh",
                                   "--bucket-runs", "off", "--latency-sensitivity", "off", "--out", dir + "/out",
-                                  "--runs", dir + "/runs"});
+                                  "--jobs", "1", "--threads", "2"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   std::istringstream in(c.out);
   std::string line, summary;
-  int runs = 0, done = 0;
+  std::vector<std::string> names, classes;
+  int done = 0;
   double gb = 0;
   while (std::getline(in, line)) {
     if (line.rfind("report plan: ", 0) == 0) {
       summary = line;
       continue;
     }
-    ++runs;
+    if (line.rfind("class ", 0) == 0) {
+      classes.push_back(line);
+      continue;
+    }
+    names.push_back(line.substr(0, line.find('\t')));
     done += line.size() > 5 && line.compare(line.size() - 5, 5, "\tdone") == 0;
     const size_t b = line.find(" chips\t") + 7;
     gb += 128.0 * std::stod(line.substr(b, line.find(" B\t", b) - b)) / 1e9;
   }
   const bool mid = c.out.find("board_mid") != std::string::npos;
   const int cases = mid ? 7 : 6;
-  EXPECT_EQ(runs, cases * 3 * 3 + cases * 3 + 2 + 1) << c.out;
-  EXPECT_EQ(done, 1) << c.out;
-  EXPECT_NE(c.out.find("8x16_mesh_faultfree_ft2d_50000KiB\twhole"), std::string::npos) << c.out;  // 51.2 MB
-  EXPECT_NE(c.out.find("8x16_mesh_faultfree_ft2d_680000000\twhole"), std::string::npos) << c.out;  // 680 MB
-  // The fitted sizes 16 + 32 + 64 MiB per case and algorithm, ResNet-50 bf16 the same,
-  // 102.4 MB twice, 680 MB once, on 128 chips.
-  const double want = 128 * (cases * 3 * (112.0 * (1 << 20) + 51.2e6) + 2 * 102.4e6 + 680e6) / 1e9;
+  const int runs = (int)names.size();
+  EXPECT_EQ(runs, cases * 3 * 2 + cases * 3 + 2 + 2) << c.out;
+  EXPECT_EQ(done, 0) << c.out;
+  // The answer first: fault-free ft2d and the centre board with each algorithm, whole.
+  ASSERT_GE(names.size(), 4u);
+  EXPECT_EQ(names[0], "8x16_mesh_faultfree_ft2d_50000KiB");
+  for (int i = 1; i < 4; ++i) EXPECT_NE(names[i].find("_board_centre_"), std::string::npos) << names[i];
+  EXPECT_NE(c.out.find("8x16_mesh_faultfree_ft2d_680000000\theadline BERT-large"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("8x16_mesh_faultfree_ft2d_1328125KiB\theadline BERT-large"), std::string::npos) << c.out;
+  // The fitted sizes 16 + 32 MiB per case and algorithm, ResNet-50 bf16 the same,
+  // 102.4 MB twice, 680 MB and 1.36 GB once, on 128 chips.
+  const double want = 128 * (cases * 3 * (48.0 * (1 << 20) + 51.2e6) + 2 * 102.4e6 + 680e6 + 1360e6) / 1e9;
   EXPECT_NEAR(gb, want, 1e-6 * want);
-  EXPECT_NE(summary.find(std::to_string(runs) + " runs, 1 already done"), std::string::npos) << summary;
+  EXPECT_EQ(classes.size(), 4u) << c.out;  // headline ResNet, headline BERT, other cases, fp32 checks
+  EXPECT_NE(summary.find(std::to_string(runs) + " runs, 0 already done"), std::string::npos) << summary;
+  EXPECT_NE(summary.find(" h here (1 at a time, 2 threads each"), std::string::npos) << summary;
   struct stat st;
   EXPECT_NE(::stat((dir + "/out").c_str(), &st), 0) << "--plan wrote its output directory";
+  std::string cmd = "rm -rf '" + dir + "'";
+  (void)!std::system(cmd.c_str());
+}
+
+// A record keeps what the page reads and what made it, and survives a write and a
+// read; it stands for a run only with the same fingerprint and model version; a
+// malformed store is refused with the line named, never truncated.
+TEST(RunStore, RecordRoundTripAndValidity) {
+  using namespace paper_report;
+  char tmpl[] = "/tmp/fm_store_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string path = std::string(tmpl) + "/runs.jsonl";
+  const StoreJson run = StoreJson::parse(R"({"ok": true, "algo": "ft2d", "bytes": 4096, "cycles": 1234, "time_us": 0.79,
+      "bound_cycles": 1000.5, "topo_bound_cycles": 900, "participants": 60, "live_chips": 60, "max_link_words": 77,
+      "phases": [{"name": "reduce-scatter x", "start": 0, "end": 600}], "timeline": [], "conservation_ok": true,
+      "verified": null, "link_utilization": [{"x": 0, "y": 0, "port": "E", "utilization": 0.5}],
+      "link_windows": {"big": [1, 2, 3]}, "config": {"mesh": "8x8", "bytes": "4096"},
+      "simulator": {"wall_seconds": 2.5, "peak_rss_kb": 1000}})");
+  const RunKey k{"'--mesh' '8x8'", "00000000000000aa", 7};
+  const StoreJson rec = make_record(run, "r1", k, {"abc", "Some CPU", 2, 3.0}, false);
+  EXPECT_FALSE(rec.contains("link_utilization"));
+  EXPECT_FALSE(rec.contains("link_windows"));
+  EXPECT_FALSE(rec.contains("simulator"));
+  EXPECT_TRUE(make_record(run, "r1", k, {"abc", "Some CPU", 2, 3.0}, true).contains("link_utilization"));
+  for (const char* f : {"cycles", "time_us", "bound_cycles", "topo_bound_cycles", "participants", "live_chips",
+                        "max_link_words", "phases", "timeline", "conservation_ok", "verified", "config"})
+    EXPECT_EQ(rec[f], run[f]) << f;
+  EXPECT_EQ(rec["made_by"]["schedule_fingerprint"], "00000000000000aa");
+  EXPECT_EQ(rec["made_by"]["model_version"], 7);
+  EXPECT_EQ(rec["made_by"]["commit"], "abc");
+  EXPECT_EQ(rec["made_by"]["cpu"], "Some CPU");
+  EXPECT_EQ(rec["made_by"]["threads"], 2);
+  {
+    RunStore st(path);  // missing file: empty
+    EXPECT_EQ(st.size(), 0u);
+    st.put(rec);
+    StoreJson other = rec;
+    other["args"] = "'--mesh' '4x4'";
+    st.put(other);
+    st.put(rec);  // replaces, does not duplicate
+    EXPECT_EQ(st.size(), 2u);
+  }
+  RunStore st(path);
+  ASSERT_EQ(st.size(), 2u);
+  ASSERT_NE(st.find(k.args), nullptr);
+  EXPECT_EQ(*st.find(k.args), rec);
+  EXPECT_NE(st.valid(k), nullptr);
+  EXPECT_EQ(st.valid({k.args, "00000000000000ab", 7}), nullptr);  // another schedule
+  EXPECT_EQ(st.valid({k.args, k.fingerprint, 8}), nullptr);         // another model
+  EXPECT_EQ(st.valid({k.args, k.fingerprint, 7, 2}), nullptr);      // another recovery model
+  StoreJson same_config = rec["config"];
+  EXPECT_NE(st.valid({k.args, k.fingerprint, 7, 0, same_config}), nullptr);
+  same_config["bytes"] = "8192";  // the same arguments now mean another run (a default changed)
+  EXPECT_EQ(st.valid({k.args, k.fingerprint, 7, 0, same_config}), nullptr);
+  EXPECT_EQ(st.valid({"'--mesh' '16x16'", k.fingerprint, 7}), nullptr);
+  // 8x8 chips x 4096 B in 3 s of wall time.
+  EXPECT_NEAR(st.rate("Some CPU", 2), 64 * 4096 / 1e9 / 3.0, 1e-15);
+  EXPECT_EQ(st.rate("Some CPU", 1), 0);
+  EXPECT_EQ(st.rate("Other CPU", 2), 0);
+  std::ofstream(path, std::ios::app) << "{\"args\": \"x\"\n";  // a torn or hand-broken line
+  try {
+    RunStore bad(path);
+    ADD_FAILURE() << "a malformed store was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
+  }
+  std::string cmd = "rm -rf '" + std::string(tmpl) + "'";
+  (void)!std::system(cmd.c_str());
+}
+
+// A small report's store: a second report runs nothing and leaves the store byte for
+// byte; a record whose schedule fingerprint or model version no longer matches is run
+// again and replaced; --render-only on a store missing runs writes the page with
+// pending numbers and exits 5.
+TEST(ReportPaper, StoreReusesAndRerunsWhatChanged) {
+  char tmpl[] = "/tmp/fm_report_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::vector<std::string> base = {FAULTMESH_BIN, "report", "paper", "--quick", "--meshes", "8x16",
+                                         "--topologies", "torus", "--whole", "off", "--check-factor", "0",
+                                         "--bucket-runs", "off", "--latency-sensitivity", "off", "--seeds", "20",
+                                         "--link-latency", "1", "--out", dir, "--jobs", "2"};
+  const Captured first = run_capture(base);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string store = dir + "/paper/runs.jsonl";
+  const std::string before = slurp(store);
+  std::vector<nlohmann::json> recs;
+  {
+    std::istringstream in(before);
+    for (std::string l; std::getline(in, l);) recs.push_back(nlohmann::json::parse(l));
+  }
+  ASSERT_GE(recs.size(), 20u);
+  int links = 0;
+  for (const auto& r : recs) {
+    EXPECT_TRUE(r["ok"].get<bool>()) << r["name"];
+    EXPECT_EQ(r["made_by"]["threads"], 1) << r["name"];
+    EXPECT_EQ(r["made_by"]["schedule_fingerprint"].get<std::string>().size() % 16, r["config"]["fail-at"].empty() ? 0u : 1u)
+        << r["made_by"];
+    // A record is the compact result, not the run JSON; only the two heatmap runs keep
+    // their per-link map.
+    links += r.contains("link_utilization");
+    if (!r.contains("link_utilization")) EXPECT_LT(r.dump().size(), 16000u) << r["name"];
+  }
+  EXPECT_EQ(links, 2);
+  const Captured again = run_capture(base);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("] 8x16_torus"), std::string::npos) << "a stored run ran again:\n" << again.err;
+  EXPECT_EQ(slurp(store), before);
+  // Plant a record of another schedule and one of another model version, and take their
+  // results out of the runs directory (where a finished run's JSON would be taken back
+  // into the store: below).
+  recs[0]["made_by"]["schedule_fingerprint"] = "0123456789abcdef";
+  recs[1]["made_by"]["model_version"] = -1;
+  {
+    std::ofstream out(store);
+    for (const auto& r : recs) out << r.dump() << "\n";
+  }
+  for (int i : {0, 1}) std::remove((dir + "/runs/" + recs[i]["name"].get<std::string>() + ".json").c_str());
+  const Captured third = run_capture(base);
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_NE(third.err.find("] " + recs[0]["name"].get<std::string>() + " ok"), std::string::npos) << third.err;
+  EXPECT_NE(third.err.find("] " + recs[1]["name"].get<std::string>() + " ok"), std::string::npos) << third.err;
+  int ran = 0;
+  for (size_t at = third.err.find("report: ["); at != std::string::npos; at = third.err.find("report: [", at + 1)) ++ran;
+  EXPECT_EQ(ran, 2) << third.err;
+  // The reruns give the same results (only their wall times differ).
+  auto results = [](const std::string& text) {
+    std::vector<nlohmann::json> v;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) {
+      nlohmann::json r = nlohmann::json::parse(l);
+      for (const char* t : {"wall_seconds", "simulated_seconds", "peak_rss_kb"}) r["made_by"].erase(t);
+      v.push_back(r);
+    }
+    return v;
+  };
+  EXPECT_EQ(results(slurp(store)), results(before));
+  recs.clear();
+  {
+    std::istringstream in(slurp(store));
+    for (std::string l; std::getline(in, l);) recs.push_back(nlohmann::json::parse(l));
+  }
+  // A run whose report was killed after it ended (its JSON in the runs directory, no
+  // record) is taken into the store, not run again.
+  {
+    std::ofstream out(store);
+    for (size_t i = 0; i + 1 < recs.size(); ++i) out << recs[i].dump() << "\n";
+  }
+  const Captured adopted = run_capture(base);
+  ASSERT_EQ(adopted.exit_code, 0) << adopted.err;
+  EXPECT_EQ(adopted.err.find("report: ["), std::string::npos) << adopted.err;
+  EXPECT_EQ(results(slurp(store)).size(), recs.size());
+  EXPECT_NE(slurp(store).find("\"name\":\"" + recs.back()["name"].get<std::string>() + "\""), std::string::npos);
+  // Render only, from a store that lacks a run: exit 5, the page written, the gaps pending.
+  recs.erase(recs.begin());
+  {
+    std::ofstream out(store);
+    for (const auto& r : recs) out << r.dump() << "\n";
+  }
+  std::vector<std::string> ro = base;
+  ro.push_back("--render-only");
+  std::remove((dir + "/results.md").c_str());
+  const Captured render = run_capture(ro);
+  EXPECT_EQ(render.exit_code, 5) << render.err;
+  EXPECT_NE(render.err.find(" runs pending (not in the run store"), std::string::npos) << render.err;
+  const std::string md = slurp(dir + "/results.md");
+  EXPECT_NE(md.find("| pending |"), std::string::npos);
+  EXPECT_NE(md.find("rows final**"), std::string::npos);
+  EXPECT_EQ(results(slurp(store)).size(), recs.size()) << "--render-only changed the store";
+  std::string cmd = "rm -rf '" + dir + "'";
+  (void)!std::system(cmd.c_str());
+}
+
+// A report killed with SIGKILL while runs are in flight keeps every record it appended
+// (the store parses), and the next report runs only what is missing.
+TEST(ReportPaper, KilledReportResumes) {
+  char tmpl[] = "/tmp/fm_report_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::vector<std::string> base = {FAULTMESH_BIN, "report", "paper", "--quick", "--meshes", "8x16",
+                                         "--topologies", "mesh", "--whole", "off", "--check-factor", "0",
+                                         "--bucket-runs", "off", "--latency-sensitivity", "off", "--seeds", "20",
+                                         "--sizes", "256KiB,512KiB", "--out", dir, "--jobs", "1"};
+  const std::string store = dir + "/paper/runs.jsonl";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);  // its own group, so the kill reaches its children too
+    std::vector<char*> argv;
+    for (const std::string& a : base) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1), dup2(null, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  auto lines = [&] {
+    std::ifstream f(store);
+    int n = 0;
+    for (std::string l; std::getline(f, l);) n += !l.empty();
+    return n;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  int status = 0;
+  bool ended = false;
+  while (lines() < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(300) &&
+         !(ended = waitpid(pid, &status, WNOHANG) == pid))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(ended) << "the report ended before it was killed, status " << status;
+  kill(-pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  const int kept = lines();
+  ASSERT_GE(kept, 3);
+  std::vector<nlohmann::json> recs;
+  {
+    std::ifstream f(store);
+    for (std::string l; std::getline(f, l);) recs.push_back(nlohmann::json::parse(l));  // nothing torn
+  }
+  const Captured rest = run_capture(base);
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  for (const auto& r : recs)
+    EXPECT_EQ(rest.err.find("] " + r["name"].get<std::string>() + " "), std::string::npos)
+        << r["name"] << " was run again after the kill:\n" << rest.err;
+  int total = 0;
+  for (size_t at = rest.err.find(" in the run store"); at != std::string::npos; at = rest.err.find(" in the run store", at + 1)) {
+    const size_t b = rest.err.rfind(", ", at) + 2;
+    total += std::stoi(rest.err.substr(b, at - b));
+  }
+  EXPECT_EQ(total, kept) << rest.err;
+  std::string cmd = "rm -rf '" + dir + "'";
+  (void)!std::system(cmd.c_str());
+}
+
+// --budget starts only the runs that its estimate says end inside it: with an empty
+// store (the default rate: 16 MiB on 128 chips, about 15 s) a 5 s budget starts none, and
+// the page is still written, every number pending (exit 5).
+TEST(ReportPaper, BudgetStartsOnlyWhatFits) {
+  char tmpl[] = "/tmp/fm_report_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const Captured c = run_capture({FAULTMESH_BIN, "report", "paper", "--meshes", "8x16", "--topologies", "torus",
+                                  "--whole", "off", "--check-factor", "0", "--bucket-runs", "off",
+                                  "--latency-sensitivity", "off", "--seeds", "20", "--out", dir, "--jobs", "1",
+                                  "--threads", "1", "--budget", "5s"});
+  EXPECT_EQ(c.exit_code, 5) << c.err;
+  EXPECT_EQ(c.err.find("] 8x16"), std::string::npos) << "a run started:\n" << c.err;
+  EXPECT_NE(slurp(dir + "/results.md").find("pending"), std::string::npos);
+  std::ifstream st(dir + "/paper/runs.jsonl");
+  std::string l;
+  EXPECT_FALSE(std::getline(st, l) && !l.empty()) << "a record without a run";
   std::string cmd = "rm -rf '" + dir + "'";
   (void)!std::system(cmd.c_str());
 }
@@ -631,7 +899,10 @@ TEST(ReportPaper, BadInputExits2) {
            {"report", "paper", "--sbatch-arg=--mem=2G"}, {"report", "paper", "--backend", "slurm", "--jobs", "0"},
            {"report", "paper", "--backend", "slurm", "--jobs", "5000"}, {"report", "paper", "--jobs", "65"},
            {"report", "paper", "--whole", "maybe"}, {"report", "paper", "--resnet-params", "1000001"},
-           {"report", "paper", "--bert-params", "3.3e5"}}) {
+           {"report", "paper", "--bert-params", "3.3e5"}, {"report", "paper", "--budget", "0"},
+           {"report", "paper", "--budget", "2x"}, {"report", "paper", "--budget", "h"},
+           {"report", "paper", "--budget", "1h", "--render-only"},
+           {"report", "paper", "--backend", "slurm", "--budget", "1h"}}) {
     std::vector<std::string> argv = {FAULTMESH_BIN};
     argv.insert(argv.end(), a.begin(), a.end());
     const Captured c = run_capture(argv);
@@ -920,9 +1191,11 @@ TEST(ReportPaper, QuickEndToEnd) {
       }
   // "< bound" marks exactly the fitted times below the link-load bound (the bound does not
   // depend on the latency: the busiest link's words over its rate), recomputed here from
-  // the fits table and the gradient's bytes (its buckets' sum). In quick mode the tiny
-  // sizes at 100-cycle links and more give fits that miss the bandwidth term: some rows
-  // must be marked, or the check could not fire.
+  // the fits table and the gradient's bytes (its buckets' sum), both ways: a row marked
+  // that is above the bound fails as one unmarked below it. (With both phase orders the
+  // quick sizes' fits stay above the bound; the same comparison, fitted_below_bound, is
+  // seen firing in PhysicsCheck.FitBelowTheLinkLoadBoundIsFound and
+  // ReportPaper.FullModeFailsOnAPhysicsCheck.)
   std::map<std::string, double> sens_bytes;
   for (const auto& g : data["buckets"]["gradients"]) {
     double sum = 0;
@@ -934,14 +1207,11 @@ TEST(ReportPaper, QuickEndToEnd) {
     if (f["machine"] == "16x16_mesh" && f["case"] == "faultfree" && f["algo"] == "ft2d")
       ff_bound = f["bound_us_per_byte"].get<double>();
   ASSERT_GT(ff_bound, 0);
-  int marked = 0;
   for (const auto& r : data["latency_sensitivity"]) {
     const double bytes = sens_bytes.at(r["model"].get<std::string>() + " " + r["dtype"].get<std::string>());
     const bool below = r["faultfree_ft2d_allreduce_ms"].get<double>() * 1000 < ff_bound * bytes;
     EXPECT_EQ(r["faultfree_below_bound"].get<bool>(), below) << r;
-    marked += below;
   }
-  EXPECT_GT(marked, 0);
   // The default latency's rows are the headline's.
   for (const auto& h : data["headline"])
     for (const auto& r : data["latency_sensitivity"])

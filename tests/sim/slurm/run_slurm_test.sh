@@ -198,10 +198,13 @@ data() { sed '/^ "command": \[/,/^ \],$/d' "$1"; }
 [ "$(data "$T/rep_local/paper_data.json" | wc -l)" -gt 100 ] || fail "local paper_data.json: too short once its command is cut"
 cmp <(data "$T/rep_slurm/paper_data.json") <(data "$T/rep_local/paper_data.json") >/dev/null ||
   fail "paper_data.json differs between the slurm and the local report beyond its command"
-grep -q "^\*\*This report's runs\*\*: 42 simulations, 42 run now .* on Slurm (job arrays [0-9]*, [0-9]*," \
-  "$T/rep_slurm/results.md" || fail "slurm report's page does not say where it ran: $(grep 'This report' "$T/rep_slurm/results.md")"
-# The page without those two lines, its own directory's name written as OUT.
-strip() { grep -v -e "^Written by \`faultmesh report paper" -e "^\*\*This report's runs\*\*" "$1" | sed "s#$T/rep_[a-z]*#OUT#g"; }
+grep -q "^\*\*Runs behind this page\*\*: 42 of the plan's 42 simulations are in the run store" \
+  "$T/rep_slurm/results.md" || fail "slurm report's page does not count its runs: $(grep 'Runs behind' "$T/rep_slurm/results.md")"
+# Every Slurm run became a record of the report's run store.
+[ "$(grep -c '"args"' "$T/rep_slurm/paper/runs.jsonl")" -eq 42 ] || fail "slurm report: expected 42 records in its run store"
+# The page without those two lines (the runs' wall times and hosts differ), its own
+# directory's name written as OUT.
+strip() { grep -v -e "^Written by \`faultmesh report paper" -e "^\*\*Runs behind this page\*\*" "$1" | sed "s#$T/rep_[a-z]*#OUT#g"; }
 diff <(strip "$T/rep_slurm/results.md") <(strip "$T/rep_local/results.md") >/dev/null ||
   fail "results.md differs between the slurm and the local report beyond the command and run lines"
 echo "slurm test: report paper: slurm = local ($(( $(date +%s) - T_R )) s)"
@@ -221,7 +224,7 @@ scontrol release "$HJOB" || fail "scontrol release $HJOB"
 timeout 200 "$FM" "${REPORT[@]}" --backend slurm --out "$T/rep_resume" 2>"$T/rep_resume2.log" ||
   { tail -n 20 "$T/rep_resume2.log"; fail "resumed report exited $?"; }
 grep -q "^report: following Slurm job $HJOB " "$T/rep_resume2.log" || fail "resumed report did not follow job $HJOB"
-grep -q "^report: 36 runs, 36 already done, 0 to run" "$T/rep_resume2.log" ||
+grep -q "^report: 36 runs, 36 in the run store, 0 to run" "$T/rep_resume2.log" ||
   fail "resumed report did not reuse the followed job's 36 runs: $(grep '^report: [0-9]* runs' "$T/rep_resume2.log")"
 [ "$(grep -c '^report: submitted Slurm job array' "$T/rep_resume2.log")" -eq 1 ] || fail "resumed report: expected 1 new job array"
 cmp <(data "$T/rep_resume/paper_data.json") <(data "$T/rep_local/paper_data.json") >/dev/null ||
