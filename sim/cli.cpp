@@ -143,6 +143,28 @@ int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& 
 
 int threads_per_child(int jobs) { return std::max(1, Clock::threads_for(0) / std::max(1, jobs)); }
 
+namespace {
+
+// An error message as one line of text for the terminal: a message quotes what the
+// user gave (a line of a binary --config or sweep spec, a file name), so control bytes
+// (ESC would drive the terminal, a newline would break the one-line rule) are written
+// as \xNN.
+std::string printable(const std::string& m) {
+  std::string o;
+  for (unsigned char ch : m) {
+    if (ch < 0x20 || ch == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", ch);
+      o += b;
+    } else {
+      o += (char)ch;
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
 int cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -167,13 +189,13 @@ int cli_main(int argc, char** argv) {
     if (cmd == "options") return cmd_options(args);
     throw UsageError("unknown command '" + cmd + "': allowed traffic | latency-sweep | routes | allreduce | bench | cosim | sweep | plot | view | report | options");
   } catch (const UsageError& e) {
-    std::cerr << "faultmesh: error: " << e.what() << "\n";
+    std::cerr << "faultmesh: error: " << printable(e.what()) << "\n";
     return kExitBadInput;
   } catch (const WriteError& e) {
-    std::cerr << "faultmesh: cannot write " << e.what() << "\n";
+    std::cerr << "faultmesh: cannot write " << printable(e.what()) << "\n";
     return kExitWriteFailed;
   } catch (const std::exception& e) {
-    std::cerr << "faultmesh: internal error: " << e.what() << "\n";
+    std::cerr << "faultmesh: internal error: " << printable(e.what()) << "\n";
     return kExitInternal;
   }
 }

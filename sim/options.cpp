@@ -17,18 +17,39 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
 namespace fm {
 
+// A real option's value as Boost reads it for a schema row: the whole word a decimal
+// number whose value a double holds. Boost's own reading takes "1e-400" as 0 (a rate of
+// 0 for a rate the user gave), so a value that underflows or overflows is refused as
+// invalid like any other malformed number.
+void validate(boost::any& v, const std::vector<std::string>& values, StrictReal*, int) {
+  po::validators::check_first_occurrence(v);
+  const std::string& s = po::validators::get_single_string(values);
+  const char* b = s.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(b, &end);
+  // inf and nan pass here: the row's range refuses them with its own message.
+  const bool hex = s.find_first_of("xX") != std::string::npos;
+  if (end == b || *end != '\0' || errno == ERANGE || hex || std::isspace((unsigned char)s[0]))
+    throw po::invalid_option_value(s);
+  v = boost::any(StrictReal{x});
+}
+
 namespace {
 
 // A double default shown as typed ("0.1", not "0.10000000000000001").
-po::typed_value<double>* dbl(double v) {
+po::typed_value<StrictReal>* dbl(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%g", v);
-  return po::value<double>()->default_value(v, b);
+  return po::value<StrictReal>()->default_value(StrictReal{v}, b);
 }
 
 std::string dir_of(const std::string& path) {
@@ -154,7 +175,7 @@ void rows_from(const po::variables_map& vm, Command cmd, bool late, Config* c) {
     }
     switch (p.kind) {
       case ParamKind::Int: p.int_ref(*c) = vm[p.name].as<int>(); break;  // validate() checks the range
-      case ParamKind::Real: p.real_ref(*c) = vm[p.name].as<double>(); break;
+      case ParamKind::Real: p.real_ref(*c) = vm[p.name].as<StrictReal>().v; break;
       case ParamKind::Cycles: {
         const long long v = vm[p.name].as<long long>();
         const std::string e = range_error(p, v);  // before it is narrowed into the unsigned member

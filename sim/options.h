@@ -18,6 +18,14 @@ namespace fm {
 
 namespace po = boost::program_options;
 
+// The value of a real-valued schema row as Boost reads it (validate below): a double
+// that the text gives exactly as a decimal number, refusing what underflows to 0 or
+// overflows (Boost's own reading takes "1e-400" as 0).
+struct StrictReal {
+  double v = 0;
+};
+void validate(boost::any& v, const std::vector<std::string>& values, StrictReal*, int);
+
 // A cycle-count option, declared po::value<long long>: throws UsageError "--NAME V:
 // allowed >= LO cycles" below `lo`. Not an unsigned type: Boost reads "-1" into one as
 // 2^64-1 (--detect-cycles -1 ran with that).

@@ -117,7 +117,7 @@ std::string Report::whole_text() const {
          "algorithms' and machines' bucket times come from their fits, inside the checked regime); the link-latency "
          "sensitivity runs on the smallest machines (a ring step's latency does not grow with the machine); BERT-large "
          "is simulated whole once per machine kind at bf16 and once at fp32, enough to check the fits it comes from. "
-         "Together this keeps the plan within about 12 hours of a 2-core machine (docs/sweeps.md, \"The paper "
+         "Together this keeps the plan within 15 hours of a 2-core machine (docs/sweeps.md, \"The paper "
          "report's run store\").";
 }
 
@@ -374,7 +374,8 @@ void Report::write_checks() {
     const Series& s = series[skey(p.m, p.c.id, p.algo)];
     md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | " << what << " | ";
     if (!oc.ok || !s.fit.ok) {
-      md << (oc.ok ? "" : "failed: " + oc.error) << " | " << (s.fit.ok ? "" : "not fitted") << " | |\n";
+      md << (oc.ok ? "" : oc.pending ? "pending" : "failed: " + oc.error) << " | "
+         << (s.fit.ok ? "" : s.pending ? "pending" : "not fitted") << " | |\n";
       continue;
     }
     const double sim = oc.j.value("time_us", 0.0), fit = s.fit.at((double)p.bytes);
@@ -575,7 +576,7 @@ void Report::write_mid() {
     md << "| " << p.m.name() << " | " << p.algo << " | " << size_str(p.bytes) << " | ";
     const MidSplit sp = oc.ok ? mid_split(oc.j) : MidSplit{};
     if (!sp.ok) {
-      md << (oc.ok ? "no restart in the timeline" : "failed: " + oc.error) << " | | | | | | |\n";
+      md << (oc.ok ? "no restart in the timeline" : oc.pending ? "pending" : "failed: " + oc.error) << " | | | | | | |\n";
       continue;
     }
     const double total = oc.j.value("time_us", 0.0);

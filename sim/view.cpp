@@ -51,6 +51,176 @@ uint64_t unum(const Json& r, const char* k) {
   return r.contains(k) && r[k].is_number() ? r[k].get<uint64_t>() : 0;
 }
 
+// What makes a JSON a run result at all: an object with config.mesh, cycles and
+// link_utilization; throws UsageError otherwise.
+void require_result(const Json& r, const std::string& name) {
+  int W = 0, H = 0;
+  if (!r.is_object() || !r.contains("config") || !r["config"].is_object() || !parse_wh(r["config"].value("mesh", Json()), &W, &H) ||
+      !r.contains("link_utilization") || !r["link_utilization"].is_array() || !r.contains("cycles"))
+    throw UsageError("view " + name + ": not an allreduce or traffic result (needs config.mesh, cycles and link_utilization; "
+                     "write one with faultmesh allreduce|traffic --json FILE)");
+}
+
+// The results contract of the page: every field run_data and figures read, with its
+// type and range, checked before anything is drawn. A result edited by hand, truncated
+// into other JSON or written by another tool is bad input naming the field and what it
+// must be, never an exception from the JSON library or a page of nonsense (a link at
+// x = 1000, -5 cycles, a 4096x4096 machine the simulator cannot run).
+class ResultCheck {
+ public:
+  explicit ResultCheck(const std::string& file) : file_(file) {}
+
+  void run(const Json& r) {
+    require_result(r, file_);
+    const Json& c = r["config"];
+    int W = 0, H = 0;
+    parse_wh(c["mesh"], &W, &H);
+    if (W < 1 || H < 1 || W > 4096 || H > 4096 || (long)W * H > 16384)
+      bad("config.mesh", "a machine the simulator runs: WxH, each 1..4096, at most 16384 chips", c["mesh"]);
+    w_ = W, h_ = H;
+    if (c.contains("board")) {
+      int bw = 0, bh = 0;
+      if (!parse_wh(c["board"], &bw, &bh) || bw < 1 || bh < 1 || bw > W || bh > H)
+        bad("config.board", "WxH within the mesh", c["board"]);
+    }
+    for (const char* k : {"topology", "pattern"}) opt_string(c, k, "config.");
+    for (const char* k : {"cycle_ns", "rate"}) opt_number(c, k, "config.", 0, 1e9);
+    for (const char* k : {"cycles", "start_cycle", "warmup_cycles", "measure_cycles", "drain_cycles", "live_chips",
+                          "participants", "bytes", "restarts", "flits_injected", "flits_ejected"})
+      opt_count(r, k, "");
+    for (const char* k : {"time_us", "busbw_GBps", "algbw_GBps", "bound_ratio", "topo_bound_ratio", "link_util_mean",
+                          "link_util_max", "offered_flit_rate", "accepted_flit_rate", "avg_packet_latency",
+                          "p99_packet_latency", "max_packet_latency"})
+      opt_number(r, k, "", -1e18, 1e18);
+    for (const char* k : {"algo", "stop_reason", "message"}) opt_string(r, k, "");
+    for (const char* k : {"ok", "conservation_ok"})
+      if (r.contains(k) && !r[k].is_boolean()) bad(k, "true or false", r[k]);
+    if (r.contains("verified") && !r["verified"].is_boolean() && !r["verified"].is_null())
+      bad("verified", "true, false or null", r["verified"]);
+    if (r.contains("flits_dropped")) {
+      const Json& d = object(r["flits_dropped"], "flits_dropped");
+      for (auto it = d.begin(); it != d.end(); ++it) count(it.value(), "flits_dropped." + it.key());
+    }
+    each(r, "link_utilization", [&](const Json& l, const std::string& at) {
+      link(l, at);
+      number(field(l, "utilization", at), at + ".utilization", 0, 1e6);
+    }, true);
+    if (r.contains("link_windows")) {
+      const Json& lw = object(r["link_windows"], "link_windows");
+      size_t links = 0;
+      each(lw, "links", [&](const Json& l, const std::string& at) { link(l, at), ++links; }, true, "link_windows.");
+      each(lw, "windows", [&](const Json& w, const std::string& at) {
+        const uint64_t from = count(field(w, "from", at), at + ".from"), to = count(field(w, "to", at), at + ".to");
+        if (to < from) bad(at + ".to", "a cycle >= from (" + std::to_string(from) + ")", w["to"]);
+        const Json& f = array(field(w, "flits", at), at + ".flits");
+        if (f.size() != links) bad(at + ".flits", std::to_string(links) + " counts, one per link", f);
+        for (size_t i = 0; i < f.size(); ++i) count(f[i], at + ".flits[" + std::to_string(i) + "]");
+      }, true, "link_windows.");
+    }
+    each(r, "dead_chips", [&](const Json& x, const std::string& at) { chip(x, at), count(field(x, "cycle", at), at + ".cycle"); });
+    each(r, "dead_links", [&](const Json& x, const std::string& at) {
+      link(x, at);
+      count(field(x, "cycle", at), at + ".cycle");
+      string(field(x, "cause", at), at + ".cause");
+    });
+    each(r, "dead_boards", [&](const Json& x, const std::string& at) {
+      coord(field(x, "x0", at), at + ".x0", w_), coord(field(x, "y0", at), at + ".y0", h_);
+      integer(field(x, "w", at), at + ".w", 1, w_), integer(field(x, "h", at), at + ".h", 1, h_);
+      integer(field(x, "bx", at), at + ".bx", 0, w_), integer(field(x, "by", at), at + ".by", 0, h_);
+      count(field(x, "cycle", at), at + ".cycle");
+    });
+    each(r, "link_drops", [&](const Json& x, const std::string& at) {
+      link(x, at);
+      count(field(x, "dead_link", at), at + ".dead_link"), count(field(x, "dead_destination", at), at + ".dead_destination");
+    });
+    each(r, "chip_drops", [&](const Json& x, const std::string& at) { chip(x, at), count(field(x, "dead_router", at), at + ".dead_router"); });
+    each(r, "chip_roles", [&](const Json& s, const std::string& at) {
+      count(field(s, "from_cycle", at), at + ".from_cycle");
+      string(field(s, "algo", at), at + ".algo");
+      each(s, "chips", [&](const Json& ch, const std::string& a2) { chip(ch, a2), string(field(ch, "role", a2), a2 + ".role"); },
+           true, at + ".");
+    });
+    each(r, "timeline", [&](const Json& e, const std::string& at) {
+      count(field(e, "cycle", at), at + ".cycle"), string(field(e, "event", at), at + ".event");
+    });
+    each(r, "phases", [&](const Json& p, const std::string& at) {
+      string(field(p, "name", at), at + ".name");
+      count(field(p, "start", at), at + ".start"), count(field(p, "end", at), at + ".end");
+    });
+    each(r, "link_utilization_over_time", [&](const Json& u, const std::string& at) {
+      count(field(u, "cycle", at), at + ".cycle"), number(field(u, "utilization", at), at + ".utilization", 0, 1e6);
+    });
+  }
+
+ private:
+  // Cycles and counts: whole, 0..1e15 (the simulator stops far below).
+  static constexpr double kMaxCount = 1e15;
+  std::string file_;
+  int w_ = 0, h_ = 0;
+
+  [[noreturn]] void bad(const std::string& path, const std::string& want, const Json& got) const {
+    std::string g = got.dump();
+    if (g.size() > 40) g = g.substr(0, 37) + "...";
+    throw UsageError("view " + file_ + ": " + path + " is " + g + ", expected " + want);
+  }
+  const Json& field(const Json& o, const char* k, const std::string& at) const {
+    if (!o.is_object()) bad(at, "an object", o);
+    if (!o.contains(k)) bad(at + "." + k, "present", Json());
+    return o[k];
+  }
+  const Json& object(const Json& v, const std::string& at) const {
+    if (!v.is_object()) bad(at, "an object", v);
+    return v;
+  }
+  const Json& array(const Json& v, const std::string& at) const {
+    if (!v.is_array()) bad(at, "an array", v);
+    return v;
+  }
+  uint64_t count(const Json& v, const std::string& at) const {
+    if (!v.is_number_unsigned() || v.get<double>() > kMaxCount) bad(at, "a whole number 0..1e15", v);
+    return v.get<uint64_t>();
+  }
+  void integer(const Json& v, const std::string& at, int lo, int hi) const {
+    if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
+      bad(at, "a whole number " + std::to_string(lo) + ".." + std::to_string(hi), v);
+  }
+  void coord(const Json& v, const std::string& at, int n) const { integer(v, at, 0, n - 1); }
+  void number(const Json& v, const std::string& at, double lo, double hi) const {
+    if (!v.is_number() || !(v.get<double>() >= lo && v.get<double>() <= hi))
+      bad(at, "a number in [" + fmt("%g", lo) + ", " + fmt("%g", hi) + "]", v);
+  }
+  void string(const Json& v, const std::string& at) const {
+    if (!v.is_string()) bad(at, "a string", v);
+  }
+  void chip(const Json& x, const std::string& at) const {
+    coord(field(x, "x", at), at + ".x", w_), coord(field(x, "y", at), at + ".y", h_);
+  }
+  void link(const Json& x, const std::string& at) const {
+    chip(x, at);
+    const Json& p = field(x, "port", at);
+    if (!p.is_string() || port_index(p.get<std::string>()) < 0) bad(at + ".port", "one of N, E, S, W", p);
+  }
+  void opt_count(const Json& o, const char* k, const std::string& pre) const {
+    if (o.contains(k)) count(o[k], pre + k);
+  }
+  void opt_number(const Json& o, const char* k, const std::string& pre, double lo, double hi) const {
+    if (o.contains(k) && !o[k].is_null()) number(o[k], pre + k, lo, hi);
+  }
+  void opt_string(const Json& o, const char* k, const std::string& pre) const {
+    if (o.contains(k)) string(o[k], pre + k);
+  }
+  // Every element of the array o[k] (optional unless `required`), named k[i].
+  template <class F>
+  void each(const Json& o, const char* k, F f, bool required = false, const std::string& pre = "") const {
+    if (!o.contains(k)) {
+      if (required) bad(pre + k, "present", Json());
+      return;
+    }
+    const Json& a = array(o[k], pre + k);
+    for (size_t i = 0; i < a.size(); ++i) f(a[i], pre + k + "[" + std::to_string(i) + "]");
+  }
+};
+
 // The key figures of a run, as [id, label, text], formatted here so that the page shows
 // exactly the numbers of the JSON (docs/view.md lists the fields).
 Json figures(const Json& r, bool allreduce) {
@@ -105,10 +275,8 @@ Json figures(const Json& r, bool allreduce) {
 // over time and the key figures.
 Json run_data(const Json& r, const std::string& name) {
   int W = 0, H = 0, bw = 2, bh = 2;
-  if (!r.is_object() || !r.contains("config") || !r["config"].is_object() || !parse_wh(r["config"].value("mesh", Json()), &W, &H) ||
-      !r.contains("link_utilization") || !r["link_utilization"].is_array() || !r.contains("cycles"))
-    throw UsageError("view " + name + ": not an allreduce or traffic result (needs config.mesh, cycles and link_utilization; "
-                     "write one with faultmesh allreduce|traffic --json FILE)");
+  require_result(r, name);
+  parse_wh(r["config"]["mesh"], &W, &H);
   const Json& c = r["config"];
   parse_wh(c.value("board", Json()), &bw, &bh);
   const bool allreduce = r.contains("busbw_GBps");
@@ -282,7 +450,8 @@ Json read_run_json(const std::string& path) {
   } catch (const Json::parse_error& e) {
     throw UsageError("view " + path + ": not JSON (" + std::string(e.what()).substr(0, 120) + ")");
   }
-  run_data(j, path);  // throws for a JSON that is not a run result
+  ResultCheck(path).run(j);  // throws for a JSON that is not a run result, naming what is wrong
+  run_data(j, path);
   return j;
 }
 

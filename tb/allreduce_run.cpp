@@ -361,6 +361,7 @@ void measure(Machine& m, const LinkWindows& link_windows, bool ok, Cycle done, A
   if (tracer) r.wave_note = tracer->finish();
   r.totals = net->counters();
   r.peak_rss_kb = peak_rss_kb();
+  r.planning_seconds = host.planning_seconds();
   r.threads = net->clock().threads();
   r.parallel_cycles = net->clock().parallel_cycles();
   r.rebalances = net->clock().rebalances();
@@ -592,6 +593,7 @@ nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
   j["recovery_version"] = recovery_version(r.config);
   j["simulator"] = {{"wall_seconds", r.wall_seconds},
                     {"setup_seconds", r.setup_seconds},
+                    {"recovery_planning_seconds", r.planning_seconds},
                     {"router_cycles_per_second", r.router_cycles_per_second},
                     {"peak_rss_kb", r.peak_rss_kb},
                     {"cpu", host_cpu()},

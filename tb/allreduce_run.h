@@ -48,6 +48,7 @@ struct AllreduceResult {
   NetCounters totals;
   uint64_t hbm_bytes = 0, words_reduced = 0;
   double setup_seconds = 0, wall_seconds = 0, router_cycles_per_second = 0;
+  double planning_seconds = 0;   // host time in the resume planner (Host::planning_seconds)
   int threads = 1;               // threads that evaluated the cycles (models/noc/clock.h)
   uint64_t parallel_cycles = 0;  // cycles evaluated on more than one thread
   uint64_t rebalances = 0;       // times the thread groups' bands moved (Clock::rebalance)

@@ -2,6 +2,7 @@
 #include "models/chip/host.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -111,8 +112,10 @@ std::string Host::restart(std::shared_ptr<const FaultSet> f) {
       history.push_back(std::move(h));
     }
     const Topology2D& t = faults_->topology();
+    const auto t0 = std::chrono::steady_clock::now();
     coll::ResumePlan p = coll::plan_resume(history, run_->schedule(),
                                            [&t](ChipId a, ChipId b) { return t.distance(a, b); });
+    planning_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (p.ok) {
       auto of = [](uint64_t a, uint64_t b) {
         return std::to_string(b ? (int)std::lround(100.0 * (double)a / (double)b) : 0) + " %";

@@ -53,6 +53,10 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   // Verify mode: each participant's buffer holds its own gradient words again (with a
   // resumed run, only in the ranges its plan restores).
   void restore_words();
+  // Host wall time spent planning resumed collectives (coll::plan_resume) so far: what
+  // the simulator spends on recovery beyond the cycles, for the results' "simulator"
+  // block (never in a cycle or the timeline, which stay the same on every host).
+  double planning_seconds() const { return planning_seconds_; }
 
  private:
   // One 32-bit register write into chip c's control window; false if refused.
@@ -82,6 +86,7 @@ class Host : public sc_core::sc_module, public RecoveryHost {
     std::vector<coll::Applied> applied;
   };
   std::vector<Aborted> aborted_runs_;
+  double planning_seconds_ = 0;  // host wall time in the resume planner (a simulator figure, not a cycle)
   bool finished_ = false, aborted_ = false, launched_ = false, held_ = false, rerouted_ = false;
   std::string error_;
 };

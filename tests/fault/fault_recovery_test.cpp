@@ -332,6 +332,51 @@ TEST(FaultRecovery, LaterUntouchedFailureAfterDropsNeedsNoRestart) {
   EXPECT_EQ(twice["cycles"], once["cycles"]) << "the idle link's failure cost cycles";
 }
 
+// The sizes the paper report runs (16-64 MiB per chip) on 16x16 and 32x32 machines,
+// mesh and torus, with 2-3 failures during the run, resumed and restarted: each run
+// completes with exact sums on the live chips and exact flit accounting, and prints the
+// resume planner's time and the peak memory. Run by ctest's stress.fault_large (label
+// stress); FAULTMESH_STRESS_LARGE=quick (CI) runs the first case only.
+TEST(FaultStress, DISABLED_LargeMachinesAtReportSizes) {
+  struct Case {
+    int w;
+    bool torus;
+    uint64_t mib;
+    bool resume;
+    std::vector<const char*> fails;
+  };
+  const std::vector<Case> cases = {
+      {16, false, 16, true, {"30%:board:3,3", "60%:chip:12,9"}},
+      {16, true, 64, false, {"20%:board:4,4", "45%:link:8,8:E", "70%:chip:2,13"}},
+      {32, false, 16, true, {"25%:board:8,8", "50%:board:3,12", "75%:link:20,20:N"}},
+      {32, true, 16, true, {"40%:board:8,8", "65%:chip:25,5"}},
+  };
+  const char* env = std::getenv("FAULTMESH_STRESS_LARGE");
+  const size_t n = env && std::string(env) == "quick" ? 1 : cases.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Case& k = cases[i];
+    Config c = base(k.w, k.w, k.mib << 20);
+    if (k.torus) c.net.topology = Topology::Torus;
+    c.coll.chunk_bytes = Config().coll.chunk_bytes;
+    c.recovery.detect = Config().recovery.detect;
+    c.recovery.mode = k.resume ? RecoveryConfig::Mode::Resume : RecoveryConfig::Mode::Restart;
+    std::string what = std::to_string(k.w) + "x" + std::to_string(k.w) + (k.torus ? " torus " : " mesh ") +
+                       std::to_string(k.mib) + " MiB " + (k.resume ? "resume" : "restart");
+    for (const char* f : k.fails) {
+      c.net.faults.timed.push_back(at(f));
+      what += std::string(" ") + f;
+    }
+    const auto j = run(c);
+    expect_recovered(j, what);
+    EXPECT_GE(j.value("restarts", 0), 1) << what;
+    const auto& sim = j["simulator"];
+    std::printf("[ large    ] %s: %llu cycles, %d restarts, planner %.3f s, peak RSS %.0f MiB, %.1f s wall\n",
+                what.c_str(), (unsigned long long)j.value("cycles", 0ULL), j.value("restarts", 0),
+                sim.value("recovery_planning_seconds", 0.0), sim.value("peak_rss_kb", 0.0) / 1024,
+                sim.value("wall_seconds", 0.0));
+  }
+}
+
 // Property: random failure schedules (1-3 failures of chips, boards or links at random
 // cycles, a random share of the data or a random delay into a random phase) either
 // complete with exact sums and exact accounting or stop with the partition error.

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -278,6 +279,50 @@ TEST(View, SweepIndexLinksEveryPointPage) {
 
 // Bad input: one line naming the problem, exit 2, nothing written (docs/errors.md has
 // the rows); a page that cannot be written: exit 4.
+// A real result with one field of the wrong type or out of range: exit 2 naming the
+// field and what it must be, no page written (the results contract, sim/view.cpp
+// ResultCheck), for every field the page reads that a hand edit or another tool could
+// break; the unmodified result still makes its page.
+TEST(View, MalformedResultFieldsAreNamed) {
+  const std::string j = tmpdir() + "/holed.json", bad = tmpdir() + "/malformed.json", page = tmpdir() + "/malformed.html";
+  ASSERT_EQ(run("allreduce --mesh 4x4 --algo ft2d --fail-chip 1,1 --fail-at 300:chip:2,2 --bytes 64KiB -q --json " + j).code, 0);
+  const Json good = Json::parse(slurp(j));
+  struct Case {
+    std::string path;  // as the message names it
+    std::function<void(Json&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"chip_roles[0] is 1", [](Json& r) { r["chip_roles"] = {1, 2, 3}; }},
+      {"dead_chips[0] is [99,99]", [](Json& r) { r["dead_chips"] = Json::array({Json::array({99, 99})}); }},
+      {"dead_chips is \"x\"", [](Json& r) { r["dead_chips"] = "x"; }},
+      {"dead_chips[0].x is 7", [](Json& r) { r["dead_chips"][0]["x"] = 7; }},
+      {"link_windows is \"zzz\"", [](Json& r) { r["link_windows"] = "zzz"; }},
+      {"link_drops[0].x is -1", [](Json& r) { r["link_drops"] = Json::array({{{"x", -1}}}); }},
+      {"phases[0].name is 1", [](Json& r) { r["phases"][0]["name"] = 1; }},
+      {"cycles is -5", [](Json& r) { r["cycles"] = -5; }},
+      {"cycles is 1e+300", [](Json& r) { r["cycles"] = 1e300; }},
+      {"config.mesh is \"4096x4096\"", [](Json& r) { r["config"]["mesh"] = "4096x4096"; }},
+      {"link_utilization[0].x is 1000", [](Json& r) { r["link_utilization"][0]["x"] = 1000; }},
+      {"link_utilization[0].port is \"Q\"", [](Json& r) { r["link_utilization"][0]["port"] = "Q"; }},
+      {"link_windows.windows[0].flits", [](Json& r) { r["link_windows"]["windows"][0]["flits"].erase(0); }},
+      {"timeline[0].event is 3", [](Json& r) { r["timeline"][0]["event"] = 3; }},
+      {"verified is \"yes\"", [](Json& r) { r["verified"] = "yes"; }},
+  };
+  for (const Case& c : cases) {
+    Json r = good;
+    c.edit(r);
+    std::ofstream(bad) << r.dump();
+    const Outcome o = run("view " + bad + " -o " + page);
+    EXPECT_EQ(o.code, 2) << c.path << ": " << o.err;
+    EXPECT_NE(o.err.find(": " + c.path), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(", expected "), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("json.exception"), std::string::npos) << o.err;
+    EXPECT_FALSE(exists(page)) << c.path;
+  }
+  EXPECT_EQ(run("view " + j + " -o " + page).code, 0);
+  EXPECT_TRUE(exists(page));
+}
+
 TEST(View, BadInputExits2AndWritesNothing) {
   const std::string page = tmpdir() + "/bad.html";
   const std::string notjson = tmpdir() + "/notjson.json", notrun = tmpdir() + "/notrun.json";
