@@ -336,8 +336,12 @@ void Report::write_fits() {
 void Report::check_fit(const Series& s, const std::string& what) {
   if (!s.fit.ok || s.bound_us_per_byte <= 0) return;
   std::vector<double> sizes;
-  for (const Gradient& g : grads)  // only where the fit is used: not at a size simulated whole
-    if (!estimate(s, g.bytes()).simulated) sizes.push_back(g.bytes());
+  // Only where the page uses the fit: not at a size simulated whole, nor beyond the
+  // regime whole runs have checked (shown as pending there).
+  for (const Gradient& g : grads) {
+    const Estimate e = estimate(s, g.bytes());
+    if (e.ok && !e.simulated) sizes.push_back(g.bytes());
+  }
   const double at = fit_below_bound(s.fit, s.bound_us_per_byte, sizes);
   if (at > 0)
     unphysical.push_back(what + ": the fit gives " + fmt(s.fit.at(at), 1) + " us at " + fmt(at / 1e6, 1) +

@@ -132,8 +132,8 @@ int recovery_version_of(const Json& config) {
   return config.value("fail-at", Json::array()).empty() ? 0 : kRecoveryVersion;
 }
 
-// The stored record that stands for point p's run with these arguments (its schedule
-// fingerprint and model version those of this binary), or null. A record whose
+// The stored record that stands for point p's run with these arguments (its
+// configuration, schedule fingerprint and model versions those of this binary), or null. A record whose
 // schedule or model changed is not reused: the point runs again and replaces it.
 const Json* stored_run(const RunStore& store, const std::vector<std::string>& args) {
   const Json* rec = store.find(key_of(args));
@@ -167,8 +167,8 @@ const Json* stored_point(const Report& r, const Point& p) {
 // A finished run whose result is in the runs directory but not in the store (its report
 // was interrupted after the run ended: a Slurm array it left running, or a kill between
 // a run's end and its record): added to the store and returned when it is this point's
-// run as this binary would make it (ok, this model version, this schedule fingerprint,
-// and the links and buffers of its arguments); else null.
+// run as this binary would make it (ok, these model versions, this schedule
+// fingerprint and the configuration its arguments give); else null.
 const Json* adopt(Report* r, const Point& p, const std::vector<std::string>& args) {
   const Json j = read_json(r->o.runs + "/" + p.name + ".json");
   if (!j.is_object() || !j.value("ok", false) || j.value("model_version", -1) != kModelVersion) return nullptr;
