@@ -73,7 +73,7 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 70 s on 2 cores")
     ("plan", po::bool_switch(), "list every run the report needs in the order it runs them (done in the run store or not), the chip-GB left and the hours they take here, per priority class and in all, then exit: nothing is run or written")
     ("out", po::value<std::string>()->default_value("docs"), "directory for results.md, img/ and paper_data.json")
-    ("store", po::value<std::string>(), "the run store: one record per finished run, appended as each run ends and reused while its configuration, schedule fingerprint and model version match (default OUT/paper/runs.jsonl; docs/results.md)")
+    ("store", po::value<std::string>(), "the run store: one record per finished run, appended as each run ends and reused while its configuration, schedule fingerprint and model versions match (default OUT/paper/runs.jsonl; docs/sweeps.md)")
     ("budget", po::value<std::string>(), "local: run the missing runs in priority order for at most this long, e.g. 2h30m, 90m, 5400s (a run starts only if its expected time, from the store's rate on this CPU, ends inside it); then write the page. Default: no limit")
     ("render-only", po::bool_switch(), "run nothing: write the page from the run store, runs not in it shown as pending (exit 5 when any is)")
     ("runs", po::value<std::string>(), "scratch directory for the running simulations' JSON and logs (default OUT/runs; the results are kept in the run store)")
