@@ -46,9 +46,7 @@ void Report::write_intro() {
       ++cpus[mb.value("cpu", "unknown")];
       ++commits[mb.value("commit", "unknown")];
       threads.insert(mb.value("threads", 1));
-      const Json& c = oc.j.value("config", Json::object());
-      int w = 0, h = 0;
-      if (std::sscanf(c.value("mesh", "").c_str(), "%dx%d", &w, &h) == 2) gb += (double)w * h * oc.j.value("bytes", 0.0) / 1e9;
+      gb += record_chip_gb(oc.j);
     }
     md << "**Runs behind this page**: " << stored << " of the plan's " << total << " simulations are in the run store (`"
        << o.store << "`), " << total - stored << " pending; together they took " << fmt(wall / 3600, 2)

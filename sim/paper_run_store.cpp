@@ -6,6 +6,7 @@
 
 #include "sim/cli.h"
 #include "sim/subprocess.h"
+#include "sim/util/parse.h"
 #include "tb/traffic_run.h"
 
 namespace fm::paper_report {
@@ -81,16 +82,19 @@ void RunStore::put(const StoreJson& rec) {
   write_file_atomic(path_, text);
 }
 
+double record_chip_gb(const StoreJson& rec) {
+  int w = 0, h = 0;
+  const StoreJson& c = rec.value("config", StoreJson::object());
+  if (!parse_wxh(c.value("mesh", ""), &w, &h)) return 0;
+  return (double)w * h * rec.value("bytes", 0.0) / 1e9;
+}
+
 double RunStore::rate(const std::string& cpu, int threads) const {
   double gb = 0, secs = 0;
   for (const StoreJson& r : recs_) {
     const StoreJson& m = r["made_by"];
     if (!r.value("ok", false) || m.value("cpu", "") != cpu || m.value("threads", 0) != threads) continue;
-    const StoreJson& c = r.value("config", StoreJson::object());
-    const std::string mesh = c.value("mesh", "");
-    int w = 0, h = 0;
-    if (std::sscanf(mesh.c_str(), "%dx%d", &w, &h) != 2) continue;
-    gb += (double)w * h * r.value("bytes", 0.0) / 1e9;
+    gb += record_chip_gb(r);
     secs += m.value("wall_seconds", 0.0);
   }
   return secs > 0 ? gb / secs : 0;

@@ -73,6 +73,9 @@ class RunStore {
 StoreJson make_record(const StoreJson& run, const std::string& name, const RunKey& k, const Provenance& p,
                       bool with_links);
 
+// The chip-GB a record simulated: chips x bytes per chip (0 when its mesh is unreadable).
+double record_chip_gb(const StoreJson& rec);
+
 // The commit of the git work tree that holds `dir`, with "-dirty" when its files other
 // than docs/ differ from it; "unknown" outside a work tree or without git.
 std::string source_commit(const std::string& dir);
