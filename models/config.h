@@ -3,6 +3,7 @@
 // declared schema of tb/config_schema.h, and results files echo it back in full so that
 // a run can be reproduced from its output.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
@@ -91,6 +92,14 @@ struct NetworkConfig {
 
   int chips() const { return width * height; }
   bool torus() const { return topology == Topology::Torus; }
+  // VC buffer depth covering one VC's credit round trip (pipeline + link + credit
+  // latency + 1 cycles, rounded up to 8 flits, at least 8): one VC alone then keeps a
+  // link busy, as real routers size their buffers for their longest link. The
+  // allreduce's default (--buf); 8 at 1-cycle links, 408 at 200-cycle ones.
+  int round_trip_buf() const {
+    const int rtt = pipeline + link_latency + credit_latency + 1;
+    return std::max(8, (rtt + 7) / 8 * 8);
+  }
   // One flit crosses a link per cycle, so the cycle time follows from width and bandwidth.
   double cycle_ns() const { return flit_bytes / link_gbps; }
 };
@@ -139,6 +148,7 @@ enum class Verify { Auto, On, Off };
 // The collective the host launches (docs/collectives.md).
 struct CollectiveConfig {
   coll::Algo algo = coll::Algo::TwoD;
+  // The allreduce command defaults to order both and line auto (tb/config_params.cpp).
   coll::Order order = coll::Order::XY;
   uint64_t bytes = 16ULL << 20;    // gradient size per chip
   DType dtype = DType::Fp32;

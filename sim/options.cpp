@@ -134,12 +134,13 @@ po::options_description schema_options(const char* title, Command cmd, bool (*in
   for (const Param& p : params()) {
     if (!p.takes(cmd) || !in(p)) continue;
     const std::string def = param_default(p, cmd);
-    const bool has_default = !def.empty() && !p.follows && !p.late && p.kind != ParamKind::List &&
+    const bool derived = cmd == Command::Allreduce && p.allreduce_derive;
+    const bool has_default = !def.empty() && !p.follows && !derived && !p.late && p.kind != ParamKind::List &&
                              (p.default_text || p.echo || p.int_ref || p.real_ref || p.cycles_ref);
     const std::string range = allowed_text(p);
     std::string help = p.help;
     if (!range.empty()) help += "; allowed " + range;
-    if (p.follows) help += " (default " + def + ")";
+    if (p.follows || derived) help += " (default " + def + ")";
     switch (p.kind) {
       case ParamKind::Int:
         o.add_options()(p.name, has_default ? po::value<int>()->default_value(std::stoi(def)) : po::value<int>(),
@@ -189,6 +190,7 @@ void rows_from(const po::variables_map& vm, Command cmd, bool late, Config* c) {
         break;
     }
   }
+  if (!late) apply_derived(cmd, [&](const Param& p) { return vm.count(p.name) > 0; }, c);
 }
 
 po::options_description network_options(Command cmd) {

@@ -67,13 +67,14 @@ void Report::write_intro() {
   md << "## Set-up\n\n"
      << "- Machines: ";
   for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo << " (" << machines[i].chips() << " chips)";
-  md << ". Every algorithm at its best measured set-up (docs/collectives.md, \"ft2d against the best fault-free "
-     << "2d\"): `--order " << kReportOrder << " --line " << kReportLine << "` (both phase orders at once on half the data "
+  md << ". Every algorithm at its best measured set-up (docs/collectives.md, \"Defaults\"): `--order " << kReportOrder
+     << " --line " << kReportLine << "` (both phase orders at once on half the data "
      << "each; per line a ring where it closes, else a chain). TPU-v3-like defaults of `faultmesh allreduce` (100 GB/s per link direction, 64-byte flits, "
      << "4 VCs, 4 local lanes, chunk auto = bytes/256 within 4..64 KiB; docs/chip.md, docs/router-microarchitecture.md), "
-     << "except the links: " << o.link_latency << " cycles (" << fmt(o.link_latency * NetworkConfig().cycle_ns(), 1)
+     << "with the links: " << o.link_latency << " cycles (" << fmt(o.link_latency * NetworkConfig().cycle_ns(), 1)
      << " ns) per hop for flits and credits (`--link-latency`, see the assumptions) and " << buf_for_latency(o.link_latency)
-     << "-flit VC buffers, one VC's credit round trip; boards of 2x2 chips.\n"
+     << "-flit VC buffers, one VC's credit round trip; boards of 2x2 chips. Each run's arguments give its links, buffers, "
+     << "order and lines explicitly, and a stored run is reused only while its whole configuration echo matches.\n"
      << "- Simulated sizes per chip: ";
   for (const auto& [w, h] : o.meshes) {
     const std::string mesh = std::to_string(w) + "x" + std::to_string(h);

@@ -388,8 +388,9 @@ bool fail_at_available() {
 }  // namespace
 
 int buf_for_latency(int lat) {
-  const int rtt = NetworkConfig().pipeline + 2 * lat + 1;
-  return std::max(NetworkConfig().buf, (rtt + 7) / 8 * 8);
+  NetworkConfig n;
+  n.link_latency = n.credit_latency = lat;
+  return n.round_trip_buf();
 }
 
 std::vector<const Machine*> Report::latency_machines() const {

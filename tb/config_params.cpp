@@ -201,8 +201,11 @@ std::vector<Param> make_params() {
                            kMaxLocalPorts, "", "local lanes between router and chip (4: one per ICI direction)"),
                    [](Param& p) { p.allreduce_default = "4"; }));
   t.push_back(with(int_row("buf", S::Network, kNet, "net.buf", FM_REF(int, net.buf), 1, kMaxBuf, "flits",
-                           "buffer depth per VC (VCs x depth at most 32,768 flits per port)"),
+                           "buffer depth per VC (VCs x depth at most 32,768 flits per port); allreduce default: one VC's credit "
+                           "round trip, pipeline + link + credit latency + 1 rounded up to 8 (408 at 200-cycle links)"),
                    [](Param& p) {
+                     p.allreduce_default = "the credit round trip";
+                     p.allreduce_derive = [](const Config& c) { return c.net.round_trip_buf(); };
                      p.check = [](const Config& c) -> std::string {
                        if ((long)c.net.vcs * c.net.buf <= kMaxPortFlits) return "";
                        return "--vcs " + std::to_string(c.net.vcs) + " x --buf " + std::to_string(c.net.buf) + " = " +
@@ -212,8 +215,9 @@ std::vector<Param> make_params() {
                    }));
   t.push_back(int_row("pipeline", S::Network, kNet, "net.pipeline", FM_REF(int, net.pipeline), 1, 4, "cycles",
                       "router pipeline depth (docs/router-microarchitecture.md)"));
-  t.push_back(int_row("link-latency", S::Network, kNet, "net.link_latency", FM_REF(int, net.link_latency), 1, 1000,
-                      "cycles", "ICI link flit latency"));
+  t.push_back(with(int_row("link-latency", S::Network, kNet, "net.link_latency", FM_REF(int, net.link_latency), 1,
+                           1000, "cycles", "ICI link flit latency (allreduce: 200 = 128 ns a hop; docs/collectives.md, Defaults)"),
+                   [](Param& p) { p.allreduce_default = "200"; }));
   t.push_back(with(int_row("credit-latency", S::Network, kNet, "net.credit_latency", FM_REF(int, net.credit_latency),
                            1, 1000, "cycles", "credit return latency"),
                    [](Param& p) {
@@ -305,7 +309,8 @@ std::vector<Param> make_params() {
       "order", S::Collective, kAllreduce, "coll.order", "xy | yx | both",
       [](const std::string& s, Config* c) { return choice(coll::parse_order, s, &c->coll.order, "xy | yx | both"); },
       [](const Config& c) { return Json(coll::to_string(c.coll.order)); },
-      "2-D phase order; both: half the data each way at once"));
+      "2-D phase order; both: half the data each way at once (the fastest measured, docs/collectives.md, Defaults)"));
+  t.back().allreduce_default = "both";
   t.push_back(with(
       text_row("bytes", S::Collective, kAllreduce, "coll.bytes", "bytes >= 1, whole elements, at most 2^32 flits, within --hbm-bytes",
                [](const std::string& s, Config* c) -> std::string {
@@ -370,6 +375,7 @@ std::vector<Param> make_params() {
       [](const Config& c) { return Json(coll::to_string(c.coll.line)); },
       "2-D family lines: ring (natural ring where it closes, else alternate-node) | chain (reduce toward each "
       "owner from both ends, copy back: S per link direction) | auto (ring where it closes, chain where not)"));
+  t.back().allreduce_default = "auto";
   t.push_back(text_row(
       "verify", S::Collective, kAllreduce, "coll.verify", "on | off | auto",
       [](const std::string& s, Config* c) { return choice(parse_verify, s, &c->coll.verify, "on | off | auto"); },

@@ -70,10 +70,19 @@ std::string param_default(const Param& p, Command cmd) {
 
 Config defaults_for(Command cmd) {
   Config c;
-  if (cmd == Command::Allreduce)
-    for (const Param& p : params())
-      if (p.allreduce_default) apply_option(p, p.allreduce_default, &c);
+  if (cmd != Command::Allreduce) return c;
+  for (const Param& p : params())
+    if (p.allreduce_default && !p.allreduce_derive) apply_option(p, p.allreduce_default, &c);
+  for (const Param& p : params())  // credit-latency follows the allreduce's links
+    if (p.follows && p.int_ref) p.int_ref(c) = find_param(p.follows)->int_ref(c);
+  apply_derived(cmd, [](const Param&) { return false; }, &c);
   return c;
+}
+
+void apply_derived(Command cmd, const std::function<bool(const Param&)>& given, Config* c) {
+  if (cmd != Command::Allreduce) return;
+  for (const Param& p : params())
+    if (p.allreduce_derive && p.int_ref && !given(p)) p.int_ref(*c) = p.allreduce_derive(*c);
 }
 
 std::string range_error(const Param& p, long double v) {

@@ -7,6 +7,7 @@
 // docs/options.md (params_markdown, checked against the page by a docs test). Adding a
 // parameter is adding a row to params() in tb/config_params.cpp.
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -60,6 +61,10 @@ struct Param {
   // Config{}'s value.
   const char* default_text = nullptr;
   const char* allreduce_default = nullptr;  // the allreduce command's default, where it differs
+  // Allreduce, Int rows: when not given, the value is computed from the other rows once
+  // all are read (buf: the credit round trip of the links given); allreduce_default is
+  // then the text the help and the docs show.
+  int (*allreduce_derive)(const Config& c) = nullptr;
   const char* follows = nullptr;  // not given: copy this row's value (credit-latency follows link-latency)
   const char* implicit = nullptr;  // the value of the option given alone (--verify: on)
   bool late = false;   // read after validate(): its values are checked against a valid mesh
@@ -75,8 +80,12 @@ const Param* find_param(const std::string& name);
 
 // The default of a row for a command, as typed on the command line ("8x8", "16MiB").
 std::string param_default(const Param& p, Command cmd);
-// Config{} with the command's defaults applied (allreduce: 4 VCs, 4 local lanes).
+// Config{} with the command's defaults applied (allreduce: 4 VCs, 4 local lanes, 200-cycle
+// links with buffers for their credit round trip).
 Config defaults_for(Command cmd);
+// Sets every derived row of the command (Param::allreduce_derive) that given(row) says
+// the user did not give, from the values in *c.
+void apply_derived(Command cmd, const std::function<bool(const Param&)>& given, Config* c);
 
 // Reads one value of a row into *c; throws ConfigError "--NAME TEXT: ..." naming what is
 // allowed. Int/Real/Cycles take their value as text here too (config-file style).

@@ -319,9 +319,13 @@ std::string rtl_mesh_config_error(const NetworkConfig& cfg, const std::string& b
   };
   if (cfg.local_ports != 1)
     return "--local-ports " + std::to_string(cfg.local_ports) + ": the RTL router has one local port";
-  for (const std::string& e : {range("--vcs", cfg.vcs, b.vcs), range("--buf", cfg.buf, b.buf),
-                               range("--pipeline", cfg.pipeline, b.pipeline)})
+  for (const std::string& e : {range("--vcs", cfg.vcs, b.vcs), range("--pipeline", cfg.pipeline, b.pipeline)})
     if (!e.empty()) return e;
+  // The allreduce's default buffers cover its 200-cycle links' credit round trip (408
+  // flits), far beyond the RTL's: say how to get a co-simulation.
+  if (const std::string e = range("--buf", cfg.buf, b.buf); !e.empty())
+    return e + " (give --buf 1.." + std::to_string(b.buf) + "; the allreduce's default buffers cover its links' "
+               "credit round trip)";
   // Chip ids are kChipIdBits on the RTL's wires and table address: refused, not cut.
   if ((int64_t)cfg.chips() > kMaxWireChips)
     return "--mesh " + std::to_string(cfg.width) + "x" + std::to_string(cfg.height) + ": " +

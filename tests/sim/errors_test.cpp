@@ -192,7 +192,8 @@ TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
 }
 
 // An allreduce too big for --mem-limit is refused from its whole estimate (network,
-// schedule, verified data) before anything is built: at 64x64, 2d at 64 KiB needs about
+// schedule, verified data) before anything is built: at 64x64, 2d (order xy, ring lines,
+// 1-cycle links, 8-flit buffers) at 64 KiB needs about
 // 613 MiB, 325 MiB of it the schedule's 4.3 M transfers. Both a limit below the network
 // alone (200 MiB, which used to be refused from the network's 252 MiB, a partial
 // estimate) and one above it (300 MiB, refused only after building the route tables and
@@ -201,6 +202,7 @@ TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
 TEST(Errors, AllreduceMemoryRefusalComesFirstWithTheWholeEstimate) {
   for (const char* limit : {"200MiB", "300MiB"}) {
     const pid_t pid = start_bin({"allreduce", "--mesh", "64x64", "--topology", "torus", "--algo", "2d",
+                                 "--order", "xy", "--line", "ring", "--link-latency", "1", "--buf", "8",
                                  "--bytes", "64KiB", "--mem-limit", limit},
                                 tmpdir() + "/mem.out", tmpdir() + "/mem.err");
     ASSERT_GT(pid, 0);

@@ -45,6 +45,7 @@ TEST(OptionSchema, DefaultTextsGiveTheStructDefaults) {
     Config got = want;
     for (const Param& p : params()) {
       if (!p.takes(cmd) || p.kind == ParamKind::List || p.late || p.follows) continue;
+      if (cmd == Command::Allreduce && p.allreduce_derive) continue;  // checked below
       SCOPED_TRACE(p.name);
       ASSERT_NO_THROW(apply_option(p, param_default(p, cmd), &got));
     }
@@ -55,7 +56,40 @@ TEST(OptionSchema, DefaultTextsGiveTheStructDefaults) {
   const Config a = defaults_for(Command::Allreduce);
   EXPECT_EQ(a.net.vcs, 4);
   EXPECT_EQ(a.net.local_ports, 4);
-  EXPECT_EQ(defaults_for(Command::Traffic).net.vcs, 2);
+  // 200-cycle links (128 ns at 0.64 ns a cycle) and credits, buffers covering one VC's
+  // credit round trip: 3 pipeline + 200 + 200 + 1 = 404 cycles, rounded up to 8 flits.
+  EXPECT_EQ(a.net.link_latency, 200);
+  EXPECT_EQ(a.net.credit_latency, 200);
+  EXPECT_EQ(a.net.buf, 408);
+  EXPECT_EQ(a.coll.order, coll::Order::Both);
+  EXPECT_EQ(a.coll.line, coll::Line::Auto);
+  const Config t = defaults_for(Command::Traffic);
+  EXPECT_EQ(t.net.vcs, 2);
+  EXPECT_EQ(t.net.link_latency, 1);
+  EXPECT_EQ(t.net.buf, 8);
+}
+
+// The allreduce's buffers follow the links given: a longer link gets a deeper buffer,
+// a shorter one keeps at least 8 flits, and --buf given wins.
+TEST(OptionSchema, AllreduceBuffersCoverTheCreditRoundTripOfTheLinksGiven) {
+  struct Case {
+    const char* args;
+    int buf;
+  } cases[] = {
+      {"", 408},
+      {"--link-latency 500", 1008},                       // 3 + 500 + 500 + 1 = 1004
+      {"--link-latency 10 --credit-latency 4", 24},       // 3 + 10 + 4 + 1 = 18
+      {"--link-latency 1", 8},                            // 6, at least 8
+      {"--link-latency 500 --pipeline 1", 1008},          // 1002
+      {"--link-latency 500 --buf 64", 64},
+  };
+  const std::string json = tmpdir() + "/buf.json";
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.args);
+    const Outcome r = run("allreduce --mesh 2x2 --bytes 4KiB -q --json " + json + " " + k.args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(json))["config"]["buf"], k.buf);
+  }
 }
 
 TEST(OptionSchema, EveryNameIsOneRow) {

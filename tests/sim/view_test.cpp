@@ -137,7 +137,8 @@ std::vector<uint64_t> check_window(const std::string& dom, const Json& j, size_t
 TEST(View, AllreducePageWithMidRunBoardFailureInTheBrowser) {
   NEED_BROWSER();
   const std::string j = tmpdir() + "/ar.json", page = tmpdir() + "/ar.html";
-  const Outcome o = run("allreduce --mesh 8x8 --algo 2d --bytes 256KiB --verify on --fail-at 40%:board:1,1 -q --json " + j +
+  const Outcome o = run("allreduce --mesh 8x8 --algo 2d --order xy --line ring --link-latency 1 --bytes 256KiB --verify on "
+                        "--fail-at 40%:board:1,1 -q --json " + j +
                         " --html " + page);
   ASSERT_EQ(o.code, 0) << o.err;
   const Json r = Json::parse(slurp(j));
