@@ -24,6 +24,7 @@ struct Case {
   std::string name;
   Config cfg;
   std::vector<std::string> allreduce;  // non-empty: an allreduce with these options
+  std::string group;                   // --case GROUP runs every case of the group
 };
 
 std::vector<Case> bench_cases(bool quick) {
@@ -44,14 +45,14 @@ std::vector<Case> bench_cases(bool quick) {
   };
   const Cycle k = quick ? 10 : 1;
   std::vector<Case> v;
-  v.push_back({"mesh8x8_uniform_0.1", base(8, 8, 0.1, 20000 / k), {}});
-  v.push_back({"mesh16x16_uniform_0.1", base(16, 16, 0.1, 20000 / k), {}});
-  v.push_back({"mesh32x32_uniform_0.05", base(32, 32, 0.05, 10000 / k), {}});
+  v.push_back({"mesh8x8_uniform_0.1", base(8, 8, 0.1, 20000 / k), {}, ""});
+  v.push_back({"mesh16x16_uniform_0.1", base(16, 16, 0.1, 20000 / k), {}, ""});
+  v.push_back({"mesh32x32_uniform_0.05", base(32, 32, 0.05, 10000 / k), {}, ""});
   // Idle cost: one active pair, (0,0) -> (31,31), on a 32x32 mesh.
   Config pair = base(32, 32, 0.1, 10000 / k);
   pair.traffic.pattern = Pattern::BitComplement;
   pair.traffic.sources = {{0, 0}};
-  v.push_back({"mesh32x32_one_pair", pair, {}});
+  v.push_back({"mesh32x32_one_pair", pair, {}, ""});
   // Allreduce at the paper's machine sizes (--quick: 1/16 of the bytes), with the set-up
   // these cases have been measured with since they exist (docs/performance.md): order xy,
   // ring lines, 1-cycle links, 8-flit buffers, not the allreduce's defaults.
@@ -63,10 +64,27 @@ std::vector<Case> bench_cases(bool quick) {
     a.insert(a.end(), rest.begin(), rest.end());
     return a;
   };
-  v.push_back({"torus32x32_2d_1MiB", {}, ar("1", {"--mesh", "32x32", "--topology", "torus", "--algo", "2d"})});
-  v.push_back({"torus32x32_2d_4MiB", {}, ar("4", {"--mesh", "32x32", "--topology", "torus", "--algo", "2d"})});
+  v.push_back({"torus32x32_2d_1MiB", {}, ar("1", {"--mesh", "32x32", "--topology", "torus", "--algo", "2d"}), ""});
+  v.push_back({"torus32x32_2d_4MiB", {}, ar("4", {"--mesh", "32x32", "--topology", "torus", "--algo", "2d"}), ""});
   v.push_back({"mesh16x32_ft2d_board_2MiB", {},
-               ar("2", {"--mesh", "16x32", "--algo", "ft2d", "--fail-board", "3,7"})});
+               ar("2", {"--mesh", "16x32", "--algo", "ft2d", "--fail-board", "3,7"}), ""});
+  // The report's own mix (report paper's runs are these kinds, at its links and
+  // set-up): 16 MiB per chip (--quick: 1 MiB), chip-GB per second being the figure
+  // its --budget estimate is made of.
+  const auto rep = [&](std::vector<std::string> rest) {
+    std::vector<std::string> a = {"--bytes", quick ? "1MiB" : "16MiB", "--verify", "off", "--order", "both",
+                                  "--line", "auto", "--link-latency", "200", "--credit-latency", "200",
+                                  "--buf", "408", "--chunk", "64KiB"};
+    a.insert(a.end(), rest.begin(), rest.end());
+    return a;
+  };
+  v.push_back({"report_torus16x32_ft2d_board", {},
+               rep({"--mesh", "16x32", "--topology", "torus", "--algo", "ft2d", "--fail-board", "4,8"}), "report"});
+  v.push_back({"report_mesh32x32_2d", {}, rep({"--mesh", "32x32", "--algo", "2d"}), "report"});
+  v.push_back({"report_mesh16x32_snake_board", {},
+               rep({"--mesh", "16x32", "--algo", "snake", "--fail-board", "4,8"}), "report"});
+  for (Case& c : v)
+    if (c.group.empty()) c.group = c.allreduce.empty() ? "traffic" : "allreduce";
   return v;
 }
 
@@ -83,7 +101,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   desc.add_options()
     ("repeat", po::value<int>()->default_value(3), "runs per case (median reported), 1..100")
     ("quick", po::bool_switch(), "one tenth of the cycles (smoke test)")
-    ("case", po::value<std::string>(), "run only the case with this name")
+    ("case", po::value<std::string>(), "run only the case with this name, or the cases of a group: traffic, "
+     "allreduce, report (the report's mix at its links, 16 MiB per chip)")
     ("threads", po::value<std::string>()->default_value("1"),
      "thread counts to run each case with, e.g. 1,2 (speed-up and efficiency against the first)")
     ("json", po::value<std::string>(), "write the figures as JSON");
@@ -91,8 +110,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   if (!parse_args(args, desc,
                   "usage: faultmesh bench [--repeat N] [--quick] [--case NAME] [--threads LIST] [--json FILE]\n"
                   "Speed of the simulator on fixed cases (uniform traffic, 2 VCs x 8 flits, "
-                  "XY, 4-flit packets; allreduces at 512 and 1024 chips); each run in a "
-                  "fresh process.",
+                  "XY, 4-flit packets; allreduces at 512 and 1024 chips; the paper report's mix "
+                  "at its links, in chip-GB per second); each run in a fresh process.",
                   &vm))
     return kExitOk;
   const int repeat = vm["repeat"].as<int>();
@@ -109,9 +128,9 @@ int cmd_bench(const std::vector<std::string>& args) {
     std::string names;
     for (auto& c : cases) {
       names += (names.empty() ? "" : " | ") + c.name;
-      if (c.name == want) keep.push_back(c);
+      if (c.name == want || c.group == want) keep.push_back(c);
     }
-    if (keep.empty()) throw UsageError("--case " + want + ": allowed " + names);
+    if (keep.empty()) throw UsageError("--case " + want + ": allowed traffic | allreduce | report | " + names);
     cases = keep;
   }
   std::vector<int> threads;
@@ -129,14 +148,15 @@ int cmd_bench(const std::vector<std::string>& args) {
     if (threads.empty()) throw UsageError("--threads: allowed a comma-separated list of 1..256, e.g. 1,2");
   }
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  std::printf("%-26s %3s %8s %13s %13s %8s %8s %6s %9s %7s\n", "case", "thr", "cycles",
-              "router-cyc/s", "flit-hops/s", "wall s", "speedup", "eff", "peak RSS", "active");
+  std::printf("%-29s %3s %8s %13s %13s %8s %8s %6s %9s %7s %10s\n", "case", "thr", "cycles",
+              "router-cyc/s", "flit-hops/s", "wall s", "speedup", "eff", "peak RSS", "active", "chip-GB/s");
   for (const Case& c : cases) {
     double wall1 = 0;
     for (size_t ti = 0; ti < threads.size(); ++ti) {
       const int nt = threads[ti];
-      std::vector<double> rcs, fhs, wall, rss, act;
+      std::vector<double> rcs, fhs, wall, rss, act, gbps;
       uint64_t cycles = 0;
+      double chip_gb = 0;  // allreduce: chips x bytes per chip, as the report counts its runs
       for (int i = 0; i < repeat; ++i) {
         const IsolatedResult ir = run_isolated([&] {
           if (c.allreduce.empty()) {
@@ -174,6 +194,13 @@ int cmd_bench(const std::vector<std::string>& args) {
         } else {
           rcs.push_back(sim["router_cycles_per_second"].get<double>());
           const double w = sim["wall_seconds"].get<double>();
+          const auto& cf = j["config"];
+          int mw = 0, mh = 0;
+          parse_wxh(cf["mesh"].get<std::string>(), &mw, &mh);
+          chip_gb = (double)mw * mh * cf["bytes"].get<double>() / 1e9;
+          // Set-up included, as the run store's rate (wall_seconds of a record).
+          const double whole = w + sim.value("setup_seconds", 0.0);
+          gbps.push_back(whole > 0 ? chip_gb / whole : 0);
           fhs.push_back(w > 0 ? j["flits_switched"].get<double>() / w : 0);
           wall.push_back(w);
           act.push_back(0);
@@ -185,15 +212,19 @@ int cmd_bench(const std::vector<std::string>& args) {
       if (ti == 0) wall1 = w;
       const double speedup = w > 0 ? wall1 / w : 0;
       const double eff = speedup * threads[0] / nt;
-      std::printf("%-26s %3d %8llu %13.4g %13.4g %8.3f %7.2fx %5.0f%% %7.0fMB %6.1f%%\n", c.name.c_str(),
+      const double rate_gbps = gbps.empty() ? 0 : median(gbps);
+      char rate[16] = "-";
+      if (chip_gb > 0) std::snprintf(rate, sizeof rate, "%.4f", rate_gbps);
+      std::printf("%-29s %3d %8llu %13.4g %13.4g %8.3f %7.2fx %5.0f%% %7.0fMB %6.1f%% %10s\n", c.name.c_str(),
                   nt, (unsigned long long)cycles, median(rcs), median(fhs), w, speedup, 100 * eff,
-                  median(rss) / 1024, 100 * median(act));
+                  median(rss) / 1024, 100 * median(act), rate);
       std::fflush(stdout);
       out.push_back({{"case", c.name}, {"threads", nt}, {"cycles", cycles}, {"repeat", repeat},
                      {"router_cycles_per_second", median(rcs)},
                      {"flit_hops_per_second", median(fhs)}, {"wall_seconds", w},
                      {"speedup", speedup}, {"efficiency", eff},
                      {"peak_rss_kb", median(rss)}, {"router_activity", median(act)},
+                     {"chip_gb", chip_gb}, {"chip_gb_per_second", rate_gbps},
                      {"all_wall_seconds", wall}});
     }
   }

@@ -55,7 +55,8 @@ inline constexpr const char* kPrioNames[] = {"headline ResNet-50", "headline BER
 // The host's simulation rate before the store has a run made on it, chip-GB per second
 // of one run at 1 and 2 threads: a 16x32 torus ft2d allreduce of 51.2 MB per chip with
 // the centre board failed, 200-cycle links, took 99 s at 2 threads on a 2-core
-// x86-64 host (26.2 chip-GB); 1 thread taken as 55 % of that rate.
+// x86-64 host (26.2 chip-GB); 1 thread taken as 55 % of that rate. `faultmesh bench
+// --case report --threads 1,2` measures the report's mix on any host.
 inline constexpr double kDefaultRate2 = 0.26, kDefaultRate1 = 0.145;
 // The availability Monte Carlo cuts a job off at this multiple of its failure-free time
 // (the report counts such jobs): the slowest case of its sensitivity table, (a) with a

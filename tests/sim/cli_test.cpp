@@ -55,6 +55,7 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"warp", "unknown command 'warp'"},
       {"latency-sweep --rates 0.5:0.1:0.1", "--rates 0.5:0.1:0.1"},
       {"bench --repeat 0", "--repeat 0: allowed 1..100"},
+      {"bench --case bogus", "--case bogus: allowed traffic | allreduce | report | mesh8x8_uniform_0.1"},
       {"routes --fail-chip 9,9", "--fail-chip 9,9: outside the mesh"},
       {"routes --fail-chip 9", "--fail-chip 9: expected x,y"},
       {"routes --fail-board 4,0", "--fail-board 4,0: outside the board grid"},
