@@ -13,7 +13,7 @@
 #include "sim/options.h"
 #include "sim/paper_report.h"
 #include "sim/report.h"
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 #include "sim/sweep.h"
 #include "sim/view.h"
 #include "tb/config_schema.h"

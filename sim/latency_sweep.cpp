@@ -12,7 +12,7 @@
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/report.h"
-#include "sim/util/parse.h"
+#include "tb/util/parse.h"
 #include "tb/isolated.h"
 #include "tb/memory.h"
 #include "tb/traffic_run.h"

@@ -1,7 +1,7 @@
 #include "sim/options.h"
 
 #include "models/noc/fault_set.h"
-#include "sim/util/parse.h"
+#include "tb/util/parse.h"
 #include "tb/config_schema.h"
 #include "tb/memory.h"
 

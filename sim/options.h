@@ -9,7 +9,7 @@
 #include "models/noc/network.h"
 #include "sim/cli.h"
 #include "sim/po_error.h"
-#include "sim/util/parse.h"  // parse_bytes, parse_wxh, parse_int_range
+#include "tb/util/parse.h"  // parse_bytes, parse_wxh, parse_int_range
 #include "tb/config_schema.h"
 #include "tb/tracer.h"
 #include "tb/traffic_run.h"

@@ -15,7 +15,7 @@
 #include "sim/cli.h"
 #include "sim/paper_report_impl.h"
 #include "sim/po_error.h"
-#include "sim/util/parse.h"
+#include "tb/util/parse.h"
 
 namespace fm::paper_report {
 

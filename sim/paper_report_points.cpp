@@ -13,9 +13,9 @@
 #include "sim/paper_report_impl.h"
 #include "sim/cli.h"
 #include "sim/slurm.h"
-#include "sim/subprocess.h"
-#include "sim/util/job_pool.h"
-#include "sim/util/json_io.h"
+#include "tb/util/subprocess.h"
+#include "tb/util/job_pool.h"
+#include "tb/util/json_io.h"
 #include "tb/traffic_run.h"
 
 namespace fm::paper_report {

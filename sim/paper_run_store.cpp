@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "sim/cli.h"
-#include "sim/subprocess.h"
-#include "sim/util/parse.h"
+#include "tb/util/subprocess.h"
+#include "tb/util/parse.h"
 #include "tb/traffic_run.h"
 
 namespace fm::paper_report {

@@ -27,10 +27,10 @@
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/plot.h"
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 #include "sim/sweep.h"
-#include "sim/util/json_io.h"
-#include "sim/util/parse.h"
+#include "tb/util/json_io.h"
+#include "tb/util/parse.h"
 #include "sim/view.h"
 
 namespace fm {

@@ -1,6 +1,6 @@
 #include "sim/report.h"
 
-#include "sim/util/json_io.h"
+#include "tb/util/json_io.h"
 
 #include <cstdio>
 #include <sstream>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 
 namespace fm {
 

@@ -21,10 +21,10 @@
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/slurm.h"
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 #include "sim/sweep.h"
-#include "sim/util/job_pool.h"
-#include "sim/util/json_io.h"
+#include "tb/util/job_pool.h"
+#include "tb/util/json_io.h"
 #include "sim/view.h"
 
 namespace fm {

@@ -15,7 +15,7 @@
 #include "sim/cli.h"
 #include "sim/options.h"
 #include "sim/sweep.h"
-#include "sim/util/parse.h"
+#include "tb/util/parse.h"
 #include "tb/traffic_pattern.h"
 #include "tb/traffic_run.h"
 

@@ -17,7 +17,7 @@
 #include "sim/cli.h"
 #include "sim/po_error.h"
 #include "sim/sweep.h"
-#include "sim/util/parse.h"
+#include "tb/util/parse.h"
 #include "sim/view_page.h"
 
 namespace fm {

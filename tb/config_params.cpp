@@ -8,7 +8,7 @@
 
 #include "models/collective/algorithms.h"  // kMaxSlices
 #include "models/noc/fault_set.h"
-#include "sim/util/parse.h"
+#include "tb/util/parse.h"
 #include "tb/config_schema.h"
 
 namespace fm {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <exception>
 
-#include "sim/subprocess.h"
-#include "sim/util/job_pool.h"
+#include "tb/util/subprocess.h"
+#include "tb/util/job_pool.h"
 
 namespace fm {
 

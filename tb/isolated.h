@@ -1,7 +1,7 @@
 // Runs work in child processes. SystemC elaborates a design once per process, so every
 // simulation that needs its own network (a point of a sweep, a benchmark case, a unit
 // test) runs in a fork()ed child that returns a string (usually JSON) through a pipe.
-// The children are registered for signal forwarding (sim/subprocess.h): in a process
+// The children are registered for signal forwarding (tb/util/subprocess.h): in a process
 // that installed the signal clean-up, SIGINT/SIGTERM/SIGHUP stop them before it ends.
 #pragma once
 #include <functional>

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 
 namespace fm {
 

@@ -1,4 +1,4 @@
-#include "sim/util/job_pool.h"
+#include "tb/util/job_pool.h"
 
 #include <poll.h>
 #include <sys/resource.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 
 namespace fm {
 

@@ -13,7 +13,7 @@
 
 namespace fm {
 
-// A started child: its pid (a tracked child, sim/subprocess.h fork_tracked) and the
+// A started child: its pid (a tracked child, tb/util/subprocess.h fork_tracked) and the
 // read end of a pipe whose write end only the child holds. The pool closes `fd`.
 struct PoolChild {
   pid_t pid = -1;

@@ -1,4 +1,4 @@
-#include "sim/util/json_io.h"
+#include "tb/util/json_io.h"
 
 namespace fm {
 

@@ -1,4 +1,4 @@
-#include "sim/util/parse.h"
+#include "tb/util/parse.h"
 
 #include <cctype>
 #include <cerrno>

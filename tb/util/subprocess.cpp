@@ -1,4 +1,4 @@
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -19,7 +19,7 @@ std::string self_exe();
 // <reason>") when it cannot be started (the exec error is passed back from the child
 // through a close-on-exec pipe). With `done_fd`, also sets *done_fd to the read end of
 // a pipe whose write end only the child holds (open across its exec): it reaches
-// end-of-file when the child ends, which the job pool (sim/util/job_pool.h) waits for.
+// end-of-file when the child ends, which the job pool (tb/util/job_pool.h) waits for.
 pid_t spawn_redirected(const std::vector<std::string>& argv, const std::string& out_file,
                        const std::string& err_file, int* done_fd = nullptr);
 

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/model_version.h"
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 #include "tests/cli_util.h"
 
 namespace fm {

@@ -32,7 +32,7 @@
 #include "sim/gradient_buckets.h"
 #include "sim/paper_report.h"
 #include "sim/paper_run_store.h"
-#include "sim/subprocess.h"
+#include "tb/util/subprocess.h"
 
 namespace fm {
 namespace {

@@ -1,5 +1,5 @@
-// The shared value parsers (sim/util/parse.h) and the child-process pool
-// (sim/util/job_pool.h): every accepted form with its value worked out by hand, the
+// The shared value parsers (tb/util/parse.h) and the child-process pool
+// (tb/util/job_pool.h): every accepted form with its value worked out by hand, the
 // malformed forms, zero and overflow rejected; the pool's limits, results and order.
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@
 #include <set>
 #include <string>
 
-#include "sim/subprocess.h"
-#include "sim/util/job_pool.h"
-#include "sim/util/json_io.h"
-#include "sim/util/parse.h"
+#include "tb/util/subprocess.h"
+#include "tb/util/job_pool.h"
+#include "tb/util/json_io.h"
+#include "tb/util/parse.h"
 
 namespace {
 
