@@ -361,13 +361,21 @@ void emit_parts(const FaultSet& f, const AlgoParams& p, const Rect& r, const std
 // stays even, as the estimate is rough. Measured on a 16x16 torus at 2 MiB with one
 // failed link: 29,893 cycles against 33,268 even and 28,590 at the best fixed split
 // (docs/collectives.md, "Order both around faults").
+// The test schedules hold a line's n^2 transfers (every shard over every link of its
+// line); past kMaxTestTransfers (a line of a few thousand chips) the split stays even,
+// decided from their count alone, so that the memory estimate (count_transfers), which
+// makes the same decision, can refuse such a run before anything is built.
 uint32_t both_split(const FaultSet& f, const AlgoParams& p, const Rect& r) {
   constexpr uint32_t kTestWords = 1u << 16;
+  constexpr uint64_t kMaxTestTransfers = 1u << 22;
   constexpr double kEvenBand = 0.05;
   double cost[2];
   for (int i = 0; i < 2; ++i) {
     AlgoParams q = p;
     q.words = q.chunk_words = kTestWords;
+    ScheduleBuilder counter(f.topology().chips(), kTestWords, /*count_only=*/true);
+    emit_parts(f, q, r, {{i == 0, 0, kTestWords}}, 1, counter);
+    if (counter.added() > kMaxTestTransfers) return p.words / 2;
     ScheduleBuilder tb(f.topology().chips(), kTestWords);
     emit_parts(f, q, r, {{i == 0, 0, kTestWords}}, 1, tb);
     const Schedule& s = tb.pending();
