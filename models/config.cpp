@@ -8,35 +8,6 @@
 
 namespace fm {
 
-const char* const kPatternNames =
-    "uniform|transpose|bitcomp|bitrev|shuffle|tornado|neighbour|hotspot";
-
-const char* to_string(Topology t) { return t == Topology::Mesh ? "mesh" : "torus"; }
-const char* to_string(Arbiter a) { return a == Arbiter::RoundRobin ? "rr" : "islip"; }
-const char* to_string(Routing r) {
-  switch (r) {
-    case Routing::XY: return "xy";
-    case Routing::YX: return "yx";
-    case Routing::Lash: return "lash";
-    case Routing::FRing: return "fring";
-    case Routing::Auto: return "auto";
-  }
-  return "?";
-}
-const char* to_string(Pattern p) {
-  switch (p) {
-    case Pattern::Uniform: return "uniform";
-    case Pattern::Transpose: return "transpose";
-    case Pattern::BitComplement: return "bitcomp";
-    case Pattern::BitReverse: return "bitrev";
-    case Pattern::Shuffle: return "shuffle";
-    case Pattern::Tornado: return "tornado";
-    case Pattern::Neighbour: return "neighbour";
-    case Pattern::Hotspot: return "hotspot";
-  }
-  return "?";
-}
-
 bool parse_coord(const std::string& s, Coord* c) {
   const auto k = s.find(',');
   if (k == std::string::npos) return false;
@@ -49,35 +20,6 @@ bool parse_coord(const std::string& s, Coord* c) {
   } catch (...) {
     return false;
   }
-}
-
-bool parse_topology(const std::string& s, Topology* out) {
-  if (s == "mesh") *out = Topology::Mesh;
-  else if (s == "torus") *out = Topology::Torus;
-  else return false;
-  return true;
-}
-bool parse_arbiter(const std::string& s, Arbiter* out) {
-  if (s == "rr") *out = Arbiter::RoundRobin;
-  else if (s == "islip") *out = Arbiter::ISlip;
-  else return false;
-  return true;
-}
-bool parse_routing(const std::string& s, Routing* out) {
-  if (s == "xy" || s == "dor") *out = Routing::XY;
-  else if (s == "yx") *out = Routing::YX;
-  else if (s == "lash") *out = Routing::Lash;
-  else if (s == "fring") *out = Routing::FRing;
-  else if (s == "auto") *out = Routing::Auto;
-  else return false;
-  return true;
-}
-bool parse_pattern(const std::string& s, Pattern* out) {
-  for (int i = 0; i <= (int)Pattern::Hotspot; ++i) {
-    if (s == to_string((Pattern)i)) { *out = (Pattern)i; return true; }
-  }
-  if (s == "neighbor") { *out = Pattern::Neighbour; return true; }
-  return false;
 }
 
 void open_input_file(const std::string& path, const std::string& what, std::ifstream* in) {

@@ -23,6 +23,31 @@ enum class Pattern {
   Uniform, Transpose, BitComplement, BitReverse, Shuffle, Tornado, Neighbour, Hotspot
 };
 
+// The names of these enums (models/kinds.h, EnumNames).
+template <>
+struct EnumNames<Topology> {
+  static constexpr EnumName<Topology> table[] = {{Topology::Mesh, "mesh"}, {Topology::Torus, "torus"}};
+};
+template <>
+struct EnumNames<Arbiter> {
+  static constexpr EnumName<Arbiter> table[] = {{Arbiter::RoundRobin, "rr"}, {Arbiter::ISlip, "islip"}};
+};
+template <>
+struct EnumNames<Routing> {
+  static constexpr EnumName<Routing> table[] = {{Routing::XY, "xy"},     {Routing::XY, "dor"},
+                                                {Routing::YX, "yx"},     {Routing::Lash, "lash"},
+                                                {Routing::FRing, "fring"}, {Routing::Auto, "auto"}};
+};
+template <>
+struct EnumNames<Pattern> {
+  static constexpr EnumName<Pattern> table[] = {
+      {Pattern::Uniform, "uniform"},   {Pattern::Transpose, "transpose"},
+      {Pattern::BitComplement, "bitcomp"}, {Pattern::BitReverse, "bitrev"},
+      {Pattern::Shuffle, "shuffle"},   {Pattern::Tornado, "tornado"},
+      {Pattern::Neighbour, "neighbour"}, {Pattern::Neighbour, "neighbor", false},
+      {Pattern::Hotspot, "hotspot"}};
+};
+
 struct Coord {
   int x = 0, y = 0;
   bool operator==(const Coord& o) const { return x == o.x && y == o.y; }
@@ -144,6 +169,19 @@ struct ChipConfig {
 
 enum class DType { Fp32, Bf16 };
 enum class Verify { Auto, On, Off };
+template <>
+struct EnumNames<ChipConfig::SendOrder> {
+  static constexpr EnumName<ChipConfig::SendOrder> table[] = {{ChipConfig::SendOrder::Schedule, "schedule"},
+                                                              {ChipConfig::SendOrder::Fifo, "fifo"}};
+};
+template <>
+struct EnumNames<DType> {
+  static constexpr EnumName<DType> table[] = {{DType::Fp32, "fp32"}, {DType::Bf16, "bf16"}};
+};
+template <>
+struct EnumNames<Verify> {
+  static constexpr EnumName<Verify> table[] = {{Verify::On, "on"}, {Verify::Off, "off"}, {Verify::Auto, "auto"}};
+};
 
 // The collective the host launches (docs/collectives.md).
 struct CollectiveConfig {
@@ -172,6 +210,11 @@ struct RecoveryConfig {
   // (models/collective/resume.h, docs/faults.md "Resume").
   enum class Mode { Restart, Resume } mode = Mode::Resume;
 };
+template <>
+struct EnumNames<RecoveryConfig::Mode> {
+  static constexpr EnumName<RecoveryConfig::Mode> table[] = {{RecoveryConfig::Mode::Restart, "restart"},
+                                                             {RecoveryConfig::Mode::Resume, "resume"}};
+};
 
 struct Config {
   NetworkConfig net;
@@ -193,17 +236,16 @@ bool verifies(const Config& c);
 bool packet_sizes_ok(int min_flits, int max_flits);
 extern const char* const kPacketAllowed;
 
-const char* to_string(Topology t);
-const char* to_string(Arbiter a);
-const char* to_string(Routing r);
-const char* to_string(Pattern p);
+inline const char* to_string(Topology t) { return enum_name(t); }
+inline const char* to_string(Arbiter a) { return enum_name(a); }
+inline const char* to_string(Routing r) { return enum_name(r); }
+inline const char* to_string(Pattern p) { return enum_name(p); }
 // "x,y" with two integers; false when malformed.
 bool parse_coord(const std::string& s, Coord* out);
 // Parsers return false on an unknown name.
-bool parse_topology(const std::string& s, Topology* out);
-bool parse_arbiter(const std::string& s, Arbiter* out);
-bool parse_routing(const std::string& s, Routing* out);
-bool parse_pattern(const std::string& s, Pattern* out);
-extern const char* const kPatternNames;  // "uniform|transpose|..." for messages
+inline bool parse_topology(const std::string& s, Topology* out) { return parse_enum(s, out); }
+inline bool parse_arbiter(const std::string& s, Arbiter* out) { return parse_enum(s, out); }
+inline bool parse_routing(const std::string& s, Routing* out) { return parse_enum(s, out); }
+inline bool parse_pattern(const std::string& s, Pattern* out) { return parse_enum(s, out); }
 
 }  // namespace fm

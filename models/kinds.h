@@ -6,6 +6,51 @@
 
 #include <string>
 
+namespace fm {
+
+// One name table per enum: every name of the enum's values, the first of each value
+// its canonical one (to_string, the result's echo), later ones accepted aliases;
+// `listed` says whether the option's "allowed" list shows it. EnumNames<E>::table is
+// specialised next to each enum; to_string, the parsers and the allowed lists of the
+// options (tb/config_params.cpp) all read it.
+template <class E>
+struct EnumName {
+  E value;
+  const char* name;
+  bool listed = true;
+};
+template <class E>
+struct EnumNames;
+
+template <class E>
+const char* enum_name(E e) {
+  for (const EnumName<E>& n : EnumNames<E>::table)
+    if (n.value == e) return n.name;
+  return "?";
+}
+template <class E>
+bool parse_enum(const std::string& s, E* out) {
+  for (const EnumName<E>& n : EnumNames<E>::table)
+    if (s == n.name) {
+      *out = n.value;
+      return true;
+    }
+  return false;
+}
+// The listed names, " | " between them ("mesh | torus").
+template <class E>
+const char* enum_list() {
+  static const std::string list = [] {
+    std::string r;
+    for (const EnumName<E>& n : EnumNames<E>::table)
+      if (n.listed) r += (r.empty() ? "" : " | ") + std::string(n.name);
+    return r;
+  }();
+  return list.c_str();
+}
+
+}  // namespace fm
+
 namespace fm::coll {
 
 enum class Algo { Ring, BiRing, AltRing, TwoD, FT2D, Shrink, Snake };
@@ -18,13 +63,34 @@ enum class Order { XY, YX, Both };
 // where it closes, chain where it cannot).
 enum class Line { Ring, Chain, Auto };
 
-const char* to_string(Algo a);
-const char* to_string(Order o);
-const char* to_string(Line l);
+inline const char* to_string(Algo a) { return enum_name(a); }
+inline const char* to_string(Order o) { return enum_name(o); }
+inline const char* to_string(Line l) { return enum_name(l); }
 // Each parser: true and *out set when s is one of the names to_string gives.
-bool parse_algo(const std::string& s, Algo* out);
-bool parse_order(const std::string& s, Order* out);
-bool parse_line(const std::string& s, Line* out);
-extern const char* const kAlgoNames;  // "ring|biring|altring|2d|ft2d|shrink|snake"
+inline bool parse_algo(const std::string& s, Algo* out) { return parse_enum(s, out); }
+inline bool parse_order(const std::string& s, Order* out) { return parse_enum(s, out); }
+inline bool parse_line(const std::string& s, Line* out) { return parse_enum(s, out); }
 
 }  // namespace fm::coll
+
+namespace fm {
+
+template <>
+struct EnumNames<coll::Algo> {
+  static constexpr EnumName<coll::Algo> table[] = {
+      {coll::Algo::Ring, "ring"},   {coll::Algo::BiRing, "biring"}, {coll::Algo::AltRing, "altring"},
+      {coll::Algo::TwoD, "2d"},     {coll::Algo::FT2D, "ft2d"},     {coll::Algo::Shrink, "shrink"},
+      {coll::Algo::Snake, "snake"}};
+};
+template <>
+struct EnumNames<coll::Order> {
+  static constexpr EnumName<coll::Order> table[] = {
+      {coll::Order::XY, "xy"}, {coll::Order::YX, "yx"}, {coll::Order::Both, "both"}};
+};
+template <>
+struct EnumNames<coll::Line> {
+  static constexpr EnumName<coll::Line> table[] = {
+      {coll::Line::Ring, "ring"}, {coll::Line::Chain, "chain"}, {coll::Line::Auto, "auto"}};
+};
+
+}  // namespace fm

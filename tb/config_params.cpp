@@ -55,38 +55,12 @@ Json echo_coords(const Config& c) {
   return coords(Ref(const_cast<Config&>(c)));  // read only
 }
 
-// A choice row's parse: the value is one of the names `ok` accepts.
-template <typename T>
-std::string choice(bool (*ok)(const std::string&, T*), const std::string& s, T* out, const char* names) {
-  return ok(s, out) ? "" : std::string("allowed ") + names;
+// A choice row's parse: the value is one of the enum's names (models/kinds.h, EnumNames).
+template <typename E>
+std::string choice(const std::string& s, E* out) {
+  return parse_enum(s, out) ? "" : std::string("allowed ") + enum_list<E>();
 }
 
-bool parse_dtype(const std::string& s, DType* d) {
-  if (s == "fp32") *d = DType::Fp32;
-  else if (s == "bf16") *d = DType::Bf16;
-  else return false;
-  return true;
-}
-bool parse_verify(const std::string& s, Verify* v) {
-  if (s == "on") *v = Verify::On;
-  else if (s == "off") *v = Verify::Off;
-  else if (s == "auto") *v = Verify::Auto;
-  else return false;
-  return true;
-}
-bool parse_recovery(const std::string& s, RecoveryConfig::Mode* m) {
-  if (s == "restart") *m = RecoveryConfig::Mode::Restart;
-  else if (s == "resume") *m = RecoveryConfig::Mode::Resume;
-  else return false;
-  return true;
-}
-
-bool parse_send_order(const std::string& s, ChipConfig::SendOrder* o) {
-  if (s == "schedule") *o = ChipConfig::SendOrder::Schedule;
-  else if (s == "fifo") *o = ChipConfig::SendOrder::Fifo;
-  else return false;
-  return true;
-}
 // "auto" (0) or a whole number 1..hi, digits only.
 bool auto_or_count(const std::string& s, uint64_t hi, uint64_t* out) {
   if (s == "auto") { *out = 0; return true; }
@@ -148,6 +122,12 @@ Param with(Param p, F f) {
 }
 
 #define FM_REF(T, expr) +[](Config& c) -> T& { return c.expr; }
+// A row choosing one value of an enum: its allowed list, parser and echo from the enum's
+// name table.
+#define FM_ENUM_ROW(name, section, cmds, member, T, expr, help)                                      \
+  text_row(name, section, cmds, member, enum_list<T>(),                                             \
+           [](const std::string& s, Config* c) { return choice(s, &c->expr); },                     \
+           [](const Config& c) { return Json(enum_name(c.expr)); }, help)
 
 std::vector<Param> make_params() {
   using S = Section;
@@ -172,10 +152,8 @@ std::vector<Param> make_params() {
           return "";
         };
       }));
-  t.push_back(text_row(
-      "topology", S::Network, kNet, "net.topology", "mesh | torus",
-      [](const std::string& s, Config* c) { return choice(parse_topology, s, &c->net.topology, "mesh | torus"); },
-      [](const Config& c) { return Json(to_string(c.net.topology)); }, "a torus adds wraparound links in both dimensions"));
+  t.push_back(FM_ENUM_ROW("topology", S::Network, kNet, "net.topology", Topology, net.topology,
+                          "a torus adds wraparound links in both dimensions"));
   t.push_back(with(
       text_row("board", S::Network, kNet, "net.board_w, net.board_h", "WxH that fits in the mesh",
                [](const std::string& s, Config* c) -> std::string {
@@ -228,23 +206,13 @@ std::vector<Param> make_params() {
                       "bytes", "flit size = link width"));
   t.push_back(real_row("link-bw", S::Network, kNet, "net.link_gbps", FM_REF(double, net.link_gbps), 0, true, 1e6,
                        "GB/s", "link bandwidth per direction; cycle time = flit-bytes / link-bw"));
-  t.push_back(text_row(
-      "arbiter", S::Network, kNet, "net.arbiter", "rr | islip",
-      [](const std::string& s, Config* c) { return choice(parse_arbiter, s, &c->net.arbiter, "rr | islip"); },
-      [](const Config& c) { return Json(to_string(c.net.arbiter)); }, "allocator pointer policy: round-robin or iSLIP"));
-  t.push_back(text_row(
-      "routing", S::Network, kNet, "net.routing", "xy | dor | yx | lash | fring | auto",
-      [](const std::string& s, Config* c) {
-        return choice(parse_routing, s, &c->net.routing, "xy | dor | yx | lash | fring | auto");
-      },
-      [](const Config& c) { return Json(to_string(c.net.routing)); },
-      "route-table scheme, dor = xy; auto: xy without faults, lash with (docs/routing.md)"));
+  t.push_back(FM_ENUM_ROW("arbiter", S::Network, kNet, "net.arbiter", Arbiter, net.arbiter,
+                          "allocator pointer policy: round-robin or iSLIP"));
+  t.push_back(FM_ENUM_ROW("routing", S::Network, kNet, "net.routing", Routing, net.routing,
+                          "route-table scheme, dor = xy; auto: xy without faults, lash with (docs/routing.md)"));
   // ---- Traffic (traffic, latency-sweep, bench) ----
-  t.push_back(text_row(
-      "pattern", S::Traffic, kTraffic, "traffic.pattern", "uniform | transpose | bitcomp | bitrev | shuffle | tornado | neighbour | hotspot",
-      [](const std::string& s, Config* c) { return choice(parse_pattern, s, &c->traffic.pattern, kPatternNames); },
-      [](const Config& c) { return Json(to_string(c.traffic.pattern)); },
-      "destination pattern (docs/traffic.md)"));
+  t.push_back(FM_ENUM_ROW("pattern", S::Traffic, kTraffic, "traffic.pattern", Pattern, traffic.pattern,
+                          "destination pattern (docs/traffic.md)"));
   t.push_back(real_row("rate", S::Traffic, kTraffic, "traffic.rate", FM_REF(double, traffic.rate), 0, false, 1,
                        "flits/node/cycle", "offered load (Bernoulli)"));
   t.push_back(with(
@@ -300,16 +268,11 @@ std::vector<Param> make_params() {
                      };
                    }));
   // ---- Collective (allreduce) ----
-  t.push_back(text_row(
-      "algo", S::Collective, kAllreduce, "coll.algo", "ring | biring | altring | 2d | ft2d | shrink | snake",
-      [](const std::string& s, Config* c) { return choice(coll::parse_algo, s, &c->coll.algo, coll::kAlgoNames); },
-      [](const Config& c) { return Json(coll::to_string(c.coll.algo)); },
-      "the allreduce algorithm (docs/collectives.md)"));
-  t.push_back(text_row(
-      "order", S::Collective, kAllreduce, "coll.order", "xy | yx | both",
-      [](const std::string& s, Config* c) { return choice(coll::parse_order, s, &c->coll.order, "xy | yx | both"); },
-      [](const Config& c) { return Json(coll::to_string(c.coll.order)); },
-      "2-D phase order; both: half the data each way at once (the fastest measured, docs/collectives.md, Defaults)"));
+  t.push_back(FM_ENUM_ROW("algo", S::Collective, kAllreduce, "coll.algo", coll::Algo, coll.algo,
+                          "the allreduce algorithm (docs/collectives.md)"));
+  t.push_back(FM_ENUM_ROW("order", S::Collective, kAllreduce, "coll.order", coll::Order, coll.order,
+                          "2-D phase order; both: half the data each way at once (the fastest measured, "
+                          "docs/collectives.md, Defaults)"));
   t.back().allreduce_default = "both";
   t.push_back(with(
       text_row("bytes", S::Collective, kAllreduce, "coll.bytes", "bytes >= 1, whole elements, at most 2^32 flits, within --hbm-bytes",
@@ -327,11 +290,8 @@ std::vector<Param> make_params() {
           return c.coll.bytes ? "" : "--bytes 0: expected a positive whole number of bytes";
         };
       }));
-  t.push_back(text_row(
-      "dtype", S::Collective, kAllreduce, "coll.dtype", "fp32 | bf16",
-      [](const std::string& s, Config* c) { return choice(parse_dtype, s, &c->coll.dtype, "fp32 | bf16"); },
-      [](const Config& c) { return Json(c.coll.dtype == DType::Bf16 ? "bf16" : "fp32"); },
-      "element type (its size divides --bytes)"));
+  t.push_back(FM_ENUM_ROW("dtype", S::Collective, kAllreduce, "coll.dtype", DType, coll.dtype,
+                          "element type (its size divides --bytes)"));
   t.push_back(with(
       text_row("chunk", S::Collective, kAllreduce, "coll.chunk_bytes", "auto or bytes, a multiple of --flit-bytes below 4 GiB",
                [](const std::string& s, Config* c) -> std::string {
@@ -369,34 +329,19 @@ std::vector<Param> make_params() {
                                                   : "";
         };
       }));
-  t.push_back(text_row(
-      "line", S::Collective, kAllreduce, "coll.line", "ring | chain | auto",
-      [](const std::string& s, Config* c) { return choice(coll::parse_line, s, &c->coll.line, "ring | chain | auto"); },
-      [](const Config& c) { return Json(coll::to_string(c.coll.line)); },
+  t.push_back(FM_ENUM_ROW("line", S::Collective, kAllreduce, "coll.line", coll::Line, coll.line,
       "2-D family lines: ring (natural ring where it closes, else alternate-node) | chain (reduce toward each "
       "owner from both ends, copy back: S per link direction) | auto (ring where it closes, chain where not)"));
   t.back().allreduce_default = "auto";
-  t.push_back(text_row(
-      "verify", S::Collective, kAllreduce, "coll.verify", "on | off | auto",
-      [](const std::string& s, Config* c) { return choice(parse_verify, s, &c->coll.verify, "on | off | auto"); },
-      [](const Config& c) {
-        return Json(c.coll.verify == Verify::Auto ? "auto" : c.coll.verify == Verify::On ? "on" : "off");
-      },
+  t.push_back(FM_ENUM_ROW("verify", S::Collective, kAllreduce, "coll.verify", Verify, coll.verify,
       "flits carry data words and every chip's sum is checked (auto: on when all chips' words "
       "fit in 1 GiB); --verify alone: on"));
   t.back().implicit = "on";
   // ---- Chip ----
   t.push_back(int_row("packet-words", S::Chip, kAllreduce, "chip.packet_words", FM_REF(int, chip.packet_words), 1,
                       1024, "flits", "data flits per packet (plus one header flit)"));
-  t.push_back(text_row(
-      "send-order", S::Chip, kAllreduce, "chip.send_order", "schedule | fifo",
-      [](const std::string& s, Config* c) {
-        return choice(parse_send_order, s, &c->chip.send_order, "schedule | fifo");
-      },
-      [](const Config& c) {
-        return Json(c.chip.send_order == ChipConfig::SendOrder::Fifo ? "fifo" : "schedule");
-      },
-      "which ready packet a lane starts first: schedule (earliest transfer in the schedule) | fifo (first read "
+  t.push_back(FM_ENUM_ROW("send-order", S::Chip, kAllreduce, "chip.send_order", ChipConfig::SendOrder,
+      chip.send_order, "which ready packet a lane starts first: schedule (earliest transfer in the schedule) | fifo (first read "
       "from HBM)"));
   t.push_back(real_row("hbm-bw", S::Chip, kAllreduce, "chip.hbm_gbps", FM_REF(double, chip.hbm_gbps), 0, true, 1e6,
                        "GB/s", "HBM bandwidth per chip"));
@@ -534,21 +479,9 @@ std::vector<Param> make_params() {
   t.push_back(count_row("table-write-cycles", S::Recovery, kAllreduce, "recovery.write_cycles",
                         FM_REF(uint64_t, recovery.write_cycles), 1, "cycles",
                         "recovery: cycles per route-table register write (routers are written in parallel)"));
-  t.push_back(text_row(
-      "restart-algo", S::Recovery, kAllreduce, "recovery.restart_algo", "ring | biring | altring | 2d | ft2d | shrink | snake",
-      [](const std::string& s, Config* c) {
-        return choice(coll::parse_algo, s, &c->recovery.restart_algo, coll::kAlgoNames);
-      },
-      [](const Config& c) { return Json(coll::to_string(c.recovery.restart_algo)); },
-      "the algorithm the collective restarts with after a failure"));
-  t.push_back(text_row(
-      "recovery", S::Recovery, kAllreduce, "recovery.mode", "restart | resume",
-      [](const std::string& s, Config* c) {
-        return choice(parse_recovery, s, &c->recovery.mode, "restart | resume");
-      },
-      [](const Config& c) {
-        return Json(c.recovery.mode == RecoveryConfig::Mode::Resume ? "resume" : "restart");
-      },
+  t.push_back(FM_ENUM_ROW("restart-algo", S::Recovery, kAllreduce, "recovery.restart_algo", coll::Algo,
+                          recovery.restart_algo, "the algorithm the collective restarts with after a failure"));
+  t.push_back(FM_ENUM_ROW("recovery", S::Recovery, kAllreduce, "recovery.mode", RecoveryConfig::Mode, recovery.mode,
       "after a failure: restart (every chip restores its gradient, the collective runs from the start) | resume "
       "(keep the transfers already done on the same data, restore only contaminated ranges)"));
   // ---- Host resources: they never change a result, so results do not echo them ----

@@ -39,7 +39,7 @@ TEST(Cli, BadInputNamesTheOptionAndExits2) {
       {"traffic --mesh 16", "--mesh 16: expected WxH"},
       {"traffic --rate 1.5", "--rate 1.5: allowed 0..1"},
       {"traffic --rate -0.1", "--rate -0.1: allowed 0..1"},
-      {"traffic --pattern foo", "--pattern foo: allowed uniform|transpose"},
+      {"traffic --pattern foo", "--pattern foo: allowed uniform | transpose"},
       {"traffic --pattern hotspot", "needs at least one --hotspot"},
       {"traffic --pattern hotspot --hotspot 9,9", "--hotspot 9,9: outside the mesh"},
       {"traffic --pattern transpose --mesh 4x8", "needs a square mesh"},
