@@ -647,7 +647,7 @@ TEST(RunStore, RecordRoundTripAndValidity) {
       "verified": null, "link_utilization": [{"x": 0, "y": 0, "port": "E", "utilization": 0.5}],
       "link_windows": {"big": [1, 2, 3]}, "config": {"mesh": "8x8", "bytes": "4096"},
       "simulator": {"wall_seconds": 2.5, "peak_rss_kb": 1000}})");
-  const RunKey k{"'--mesh' '8x8'", "00000000000000aa", 7};
+  const RunKey k{"'--mesh' '8x8'", "00000000000000aa", 7, 0, StoreJson()};
   const StoreJson rec = make_record(run, "r1", k, {"abc", "Some CPU", 2, 3.0}, false);
   EXPECT_FALSE(rec.contains("link_utilization"));
   EXPECT_FALSE(rec.contains("link_windows"));
@@ -676,14 +676,14 @@ TEST(RunStore, RecordRoundTripAndValidity) {
   ASSERT_NE(st.find(k.args), nullptr);
   EXPECT_EQ(*st.find(k.args), rec);
   EXPECT_NE(st.valid(k), nullptr);
-  EXPECT_EQ(st.valid({k.args, "00000000000000ab", 7}), nullptr);  // another schedule
-  EXPECT_EQ(st.valid({k.args, k.fingerprint, 8}), nullptr);         // another model
-  EXPECT_EQ(st.valid({k.args, k.fingerprint, 7, 2}), nullptr);      // another recovery model
+  EXPECT_EQ(st.valid({k.args, "00000000000000ab", 7, 0, StoreJson()}), nullptr);  // another schedule
+  EXPECT_EQ(st.valid({k.args, k.fingerprint, 8, 0, StoreJson()}), nullptr);  // another model
+  EXPECT_EQ(st.valid({k.args, k.fingerprint, 7, 2, StoreJson()}), nullptr);  // another recovery model
   StoreJson same_config = rec["config"];
   EXPECT_NE(st.valid({k.args, k.fingerprint, 7, 0, same_config}), nullptr);
   same_config["bytes"] = "8192";  // the same arguments now mean another run (a default changed)
   EXPECT_EQ(st.valid({k.args, k.fingerprint, 7, 0, same_config}), nullptr);
-  EXPECT_EQ(st.valid({"'--mesh' '16x16'", k.fingerprint, 7}), nullptr);
+  EXPECT_EQ(st.valid({"'--mesh' '16x16'", k.fingerprint, 7, 0, StoreJson()}), nullptr);
   // 8x8 chips x 4096 B in 3 s of wall time.
   EXPECT_NEAR(st.rate("Some CPU", 2), 64 * 4096 / 1e9 / 3.0, 1e-15);
   EXPECT_EQ(st.rate("Some CPU", 1), 0);
@@ -730,7 +730,9 @@ TEST(ReportPaper, StoreReusesAndRerunsWhatChanged) {
     // A record is the compact result, not the run JSON; only the two heatmap runs keep
     // their per-link map.
     links += r.contains("link_utilization");
-    if (!r.contains("link_utilization")) EXPECT_LT(r.dump().size(), 16000u) << r["name"];
+    if (!r.contains("link_utilization")) {
+      EXPECT_LT(r.dump().size(), 16000u) << r["name"];
+    }
   }
   EXPECT_EQ(links, 2);
   const Captured again = run_capture(base);
