@@ -120,14 +120,23 @@ void Report::fit_series() {
         take(p, res[p.name]);
       }
   // The regime the fits are checked in: up to the largest whole-size run (or
-  // extrapolation check) compared with a fit. With --whole a fitted number beyond it
-  // waits for the run that checks it (pending), rather than being extrapolated unchecked.
+  // extrapolation check) compared with a fit of the same family of schedules. With
+  // --whole a fitted number beyond it waits for the run that checks it (pending), rather
+  // than being extrapolated unchecked. The families: the 2-D ones (ft2d, shrink: rings
+  // and chains of a few dozen chips, every shard many chunks at the fitted sizes) and
+  // the snake (one ring of every chip, whose shard is under one chunk at 16 MiB on 512
+  // chips, so its fit's slope is another regime's: through 16 and 32 MiB on the 16x32
+  // mesh it falls below the link-load bound by 680 MB).
   if (o.whole) {
-    checked_upto = 0;
+    auto family = [](const std::string& algo) { return algo == "snake" ? 1 : 0; };
+    double upto[2] = {0, 0};
     for (const auto* v : {&wholepts, &midwhole, &checks})
       for (const Point& p : *v)
-        if (res[p.name].ok && series[skey(p.m, p.c.id, p.algo)].fit.ok) checked_upto = std::max(checked_upto, (double)p.bytes);
-    for (auto& [k, s] : series) s.checked_upto = checked_upto;
+        if (res[p.name].ok && series[skey(p.m, p.c.id, p.algo)].fit.ok)
+          upto[family(p.algo)] = std::max(upto[family(p.algo)], (double)p.bytes);
+    checked_upto = std::max(upto[0], upto[1]);
+    snake_checked_upto = upto[1];
+    for (const Point* pp : fitted) series[skey(pp->m, pp->c.id, pp->algo, pp->lat)].checked_upto = upto[family(pp->algo)];
   }
 }
 

@@ -256,6 +256,7 @@ struct Report {
   // The largest gradient size at which a whole-size run has checked a fit (0: none):
   // a fitted number beyond it is outside the checked regime and shown as pending.
   double checked_upto = 0;
+  double snake_checked_upto = 0;  // the same for the snake's fits, by whole-size snake runs
   std::vector<std::string> slurm_jobs;
 
   // The runs the heatmaps are drawn from (plan_points): ft2d on the largest machine,

@@ -508,8 +508,9 @@ TEST(ReportPaper, BucketRunsEndToEnd) {
 
 // --whole on (small gradients on one quick machine, 1-cycle links to keep it quick):
 // every number at a gradient simulated whole is that run's own time (read from the
-// JSON its allreduce process wrote), marked sim, and every other one a fit; the
-// whole-size runs stay out of the fits (each fit has the --sizes points only), and the
+// JSON its allreduce process wrote), marked sim, and every other one a fit (the
+// snake's only up to its own whole-size runs: pending beyond); the whole-size runs stay
+// out of the fits (each fit has the --sizes points only), and the
 // check table's fitted time is recomputed here from the fits' a and b.
 TEST(ReportPaper, WholeSizeRunsEndToEnd) {
   char tmpl[] = "/tmp/fm_report_XXXXXX";
@@ -534,6 +535,12 @@ TEST(ReportPaper, WholeSizeRunsEndToEnd) {
     const std::string g = t["model"].get<std::string>() + " " + t["dtype"].get<std::string>(), cs = t["case"];
     const uint64_t bytes = (uint64_t)t["bytes"].get<double>();
     for (const char* a : algos) {
+      // The snake's fits are trusted only up to its own whole-size runs (ResNet-50 bf16):
+      // beyond them its numbers are pending, not extrapolated.
+      if (std::string(a) == "snake" && g != "ResNet-50 bf16") {
+        EXPECT_FALSE(t.contains(a)) << t;
+        continue;
+      }
       ASSERT_TRUE(t.contains(a)) << t;
       const bool sim = g == "ResNet-50 bf16" || (g == "ResNet-50 fp32" && std::string(a) == "ft2d" &&
                                                  (cs == "faultfree" || cs == "board_centre")) ||
