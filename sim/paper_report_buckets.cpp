@@ -115,7 +115,8 @@ void Report::write_buckets() {
           const Bucketed b = bucketed(m, c, a, g);
           md << "| " << g.model << " " << g.dtype << " | " << cit->title << " | " << a;
           if (!t0.ok || !b.ok || !ff.ok || !ff0.ok) {
-            md << " | n/a | n/a | n/a | n/a | n/a | n/a | n/a | " << (s.error.empty() ? "no fit" : s.error) << " |\n";
+            md << " | n/a | n/a | n/a | n/a | n/a | n/a | n/a | "
+               << (!s.error.empty() ? s.error : t0.pending ? "pending" : t0.cut ? "cut (see the headline)" : "no fit") << " |\n";
             continue;
           }
           const double thr0 = rel_throughput(t0, ff0, m.chips());

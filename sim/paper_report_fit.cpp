@@ -47,11 +47,18 @@ std::string skey(const Machine& m, const std::string& c, const std::string& a, i
 Estimate estimate(const Series& s, double bytes) {
   for (const auto* pts : {&s.xy, &s.unfitted})
     for (const auto& [x, y] : *pts)
-      if (x == bytes) return {true, true, false, y};
+      if (x == bytes) return {true, true, false, false, y, 0};
   Estimate none;
-  none.pending = s.pending || (s.fit.ok && bytes > s.checked_upto * (1 + 1e-9));
+  const bool beyond = s.fit.ok && bytes > s.checked_upto * (1 + 1e-9);
+  const bool to_check = bytes <= s.planned_upto * (1 + 1e-9);
+  none.pending = s.pending || (beyond && to_check);
+  if (!none.pending && beyond) {
+    none.cut = true;
+    none.bound_us = s.bound_us_per_byte * bytes;
+    return none;
+  }
   if (!s.fit.ok || none.pending) return none;
-  return {true, false, false, s.fit.at(bytes)};
+  return {true, false, false, false, s.fit.at(bytes), 0};
 }
 
 bool fitted_below_bound(const Series& s, bool simulated, double us, double bytes) {
@@ -63,10 +70,11 @@ Train train(const Series& s, const Gradient& g, double overlap) {
   Train t;
   const Estimate e = estimate(s, g.bytes());
   t.pending = e.pending;
-  if (!e.ok || s.participants <= 0) return t;
-  t.ok = true;
+  t.cut = e.cut && s.participants > 0 && e.bound_us > 0;
+  if ((!e.ok && !t.cut) || s.participants <= 0) return t;
+  t.ok = e.ok;
   t.simulated = e.simulated;
-  t.ar_ms = e.us / 1000.0;
+  t.ar_ms = (e.ok ? e.us : e.bound_us) / 1000.0;
   t.step_ms = g.compute_ms + (1 - overlap) * t.ar_ms;
   t.workers = s.participants;
   return t;
@@ -122,21 +130,29 @@ void Report::fit_series() {
   // The regime the fits are checked in: up to the largest whole-size run (or
   // extrapolation check) compared with a fit of the same family of schedules. With
   // --whole a fitted number beyond it waits for the run that checks it (pending), rather
-  // than being extrapolated unchecked. The families: the 2-D ones (ft2d, shrink: rings
-  // and chains of a few dozen chips, every shard many chunks at the fitted sizes) and
-  // the snake (one ring of every chip, whose shard is under one chunk at 16 MiB on 512
-  // chips, so its fit's slope is another regime's: through 16 and 32 MiB on the 16x32
-  // mesh it falls below the link-load bound by 680 MB).
+  // than being extrapolated unchecked; beyond the largest such run the plan makes at
+  // all, it is cut to its link-load bound. The families: the 2-D ones (ft2d, shrink:
+  // rings and chains of a few dozen chips, every shard many chunks at the fitted sizes)
+  // and the snake (one ring of every chip, whose shard is under one chunk at 16 MiB on
+  // 512 chips, so its fit's slope is another regime's: through 16 and 32 MiB on the
+  // 16x32 mesh it falls below the link-load bound by 680 MB).
   if (o.whole) {
     auto family = [](const std::string& algo) { return algo == "snake" ? 1 : 0; };
-    double upto[2] = {0, 0};
+    double upto[2] = {0, 0}, planned[2] = {0, 0};
     for (const auto* v : {&wholepts, &midwhole, &checks})
-      for (const Point& p : *v)
+      for (const Point& p : *v) {
+        planned[family(p.algo)] = std::max(planned[family(p.algo)], (double)p.bytes);
         if (res[p.name].ok && series[skey(p.m, p.c.id, p.algo)].fit.ok)
           upto[family(p.algo)] = std::max(upto[family(p.algo)], (double)p.bytes);
+      }
     checked_upto = std::max(upto[0], upto[1]);
     snake_checked_upto = upto[1];
-    for (const Point* pp : fitted) series[skey(pp->m, pp->c.id, pp->algo, pp->lat)].checked_upto = upto[family(pp->algo)];
+    snake_planned_upto = planned[1];
+    for (const Point* pp : fitted) {
+      Series& s = series[skey(pp->m, pp->c.id, pp->algo, pp->lat)];
+      s.checked_upto = upto[family(pp->algo)];
+      s.planned_upto = planned[family(pp->algo)];
+    }
   }
 }
 

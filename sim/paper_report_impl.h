@@ -46,7 +46,8 @@ enum Priority : int {
   kPrioBert = 1,      // what BERT-large's headline needs: those series' fitted sizes and the whole
                       // bf16 and fp32 runs that check the fits up to its sizes
   kPrioCases = 2,     // the other cases (edge, corner, two boards, one link, mid-run)
-  kPrioChecks = 3,    // ResNet-50 fp32 whole, fault-free and centre board: the fits' check at that size
+  kPrioChecks = 3,    // ResNet-50 fp32 whole, fault-free and centre board (the snake: centre board):
+                      // the fits' check at that size
   kPrioBuckets = 4,   // the bucket size classes (a sensitivity of the overlap model)
   kPrioLatency = 5,   // the link-latency sensitivity
 };
@@ -171,8 +172,11 @@ struct Series {  // one (machine, case, algorithm): its simulated sizes and thei
   std::string error;  // the first failed point's reason
   bool pending = false;  // a point of it is not in the run store yet
   // The largest size at which a whole-size run checked a fit (with --whole; infinite
-  // without): a fitted number beyond it is outside the checked regime, shown as pending.
+  // without): a fitted number beyond it is outside the checked regime, shown as pending
+  // while the plan has a larger whole run of the same family to check it
+  // (planned_upto), else cut: only its link-load bound is given (Estimate::cut).
   double checked_upto = INFINITY;
+  double planned_upto = INFINITY;
   // The lowest link-load bound per byte of its simulated points (us/byte; 0 unknown):
   // no fitted time may fall below it (fit_below_bound).
   double bound_us_per_byte = 0;
@@ -194,7 +198,12 @@ struct Estimate {
   bool ok = false;
   bool simulated = false;
   bool pending = false;  // not ok because runs are pending or the size is beyond the checked regime
+  // Not ok because the size is beyond every whole run the plan makes of the series'
+  // family (Series::planned_upto): no time is given, only bound_us, the link-load bound
+  // at that size, which the allreduce cannot beat.
+  bool cut = false;
   double us = 0;
+  double bound_us = 0;
 };
 Estimate estimate(const Series& s, double bytes);
 
@@ -207,6 +216,9 @@ struct Train {
   bool ok = false;
   bool simulated = false;
   bool pending = false;  // no number yet: its runs are not in the run store (Estimate::pending)
+  // Not ok, cut (Estimate::cut): ar_ms and step_ms are lower bounds (the link-load
+  // bound), so a throughput from them is an upper bound.
+  bool cut = false;
   double ar_ms = 0, step_ms = 0;
   int workers = 0;  // chips whose gradients are summed (do useful work)
 };
@@ -221,7 +233,7 @@ double rel_throughput(const Train& t, const Train& ff, int chips);
 
 // What the page shows for a missing number: "pending" while its runs are not in the run
 // store, else "n/a" (a run failed or the series has no fit).
-inline const char* missing(const Train& t) { return t.pending ? "pending" : "n/a"; }
+inline const char* missing(const Train& t) { return t.pending ? "pending" : t.cut ? "cut" : "n/a"; }
 
 // --- the report's stages -----------------------------------------------------------------
 
@@ -257,6 +269,7 @@ struct Report {
   // a fitted number beyond it is outside the checked regime and shown as pending.
   double checked_upto = 0;
   double snake_checked_upto = 0;  // the same for the snake's fits, by whole-size snake runs
+  double snake_planned_upto = 0;  // the largest whole-size snake run in the plan
   std::vector<std::string> slurm_jobs;
 
   // The runs the heatmaps are drawn from (plan_points): ft2d on the largest machine,

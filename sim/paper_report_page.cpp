@@ -106,7 +106,8 @@ std::string Report::whole_text() const {
   auto mb = [](double b) { return fmt(b / 1e6, 1) + " MB"; };
   return "- Simulated whole (`--whole on`), at flit level, each gradient's exact bytes: ResNet-50 bf16 (" +
          mb(grads[1].bytes()) + ") on every machine, case and algorithm; ResNet-50 fp32 (" + mb(grads[0].bytes()) +
-         ") fault-free and with the centre board failed, ft2d; BERT-large bf16 (" + mb(grads[3].bytes()) +
+         ") fault-free and with the centre board failed, ft2d, and with the centre board failed, snake; BERT-large "
+         "bf16 (" + mb(grads[3].bytes()) +
          ") fault-free, ft2d, on the machines with the fewest chips; BERT-large fp32 (" + mb(grads[2].bytes()) +
          ") fault-free, ft2d, once. Those numbers are marked sim. The others (ResNet-50 fp32 with the other cases "
          "and algorithms, BERT-large) come from the fit over the simulated sizes, which are not fitted to the "
@@ -115,7 +116,10 @@ std::string Report::whole_text() const {
          "- Left out, and why: the bucket size classes are simulated for ft2d on the smallest machines (the other "
          "algorithms' and machines' bucket times come from their fits, inside the checked regime); the link-latency "
          "sensitivity runs on the smallest machines (a ring step's latency does not grow with the machine); BERT-large "
-         "is simulated whole once per machine kind at bf16 and once at fp32, enough to check the fits it comes from. "
+         "is simulated whole once per machine kind at bf16 and once at fp32, enough to check the fits it comes from; the "
+         "snake is not simulated at BERT-large's sizes (its fits are not checked there, and a whole snake run per "
+         "machine and gradient would add about 6,600 chip-GB, more than the rest of the plan left), so there its "
+         "figures are its link-load bound, marked bound. "
          "Together this keeps the plan within 15 hours of a 2-core machine (docs/sweeps.md, \"The paper "
          "report's run store\").";
 }
@@ -136,7 +140,7 @@ void Report::write_headline() {
   std::string words;  // in words, for the largest machines and the fp32 gradients
   auto pct = [](double r) { return (r >= 1 ? "+" : "") + fmt(100 * (r - 1), 2) + " %"; };
   auto cost = [&](int i, const Train* t, const double* thr) {
-    return fmt(100 * (1 - thr[i]), 1) + " % (" + tag(t[i].simulated) + ")";
+    return fmt(100 * (1 - thr[i]), 1) + " % (" + (t[i].cut ? "bound" : tag(t[i].simulated)) + ")";
   };
   for (const Machine& m : machines) {
     for (const Gradient& g : grads) {
@@ -147,16 +151,19 @@ void Report::write_headline() {
       Json j = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"case", "board_centre"}};
       double thr[3] = {NAN, NAN, NAN};
       for (int i = 0; i < 3; ++i)
-        if (t[i].ok && ff.ok) thr[i] = rel_throughput(t[i], ff, m.chips());
+        if ((t[i].ok || t[i].cut) && ff.ok) thr[i] = rel_throughput(t[i], ff, m.chips());
       const double lost = t[0].ok ? (double)t[0].workers / m.chips() : NAN;
-      // A ratio is pending while either of its allreduces is.
+      // A ratio is pending while either of its allreduces is; from a cut allreduce's
+      // link-load bound it is an upper bound on the throughput.
       auto gap = [&](int i) { return ff.pending || t[i].pending ? "pending" : "n/a"; };
-      md << " | " << (std::isfinite(thr[0]) ? pct(thr[0]) : gap(0)) << " | " << (std::isfinite(lost) ? pct(lost) : missing(t[0]))
-         << " | " << (std::isfinite(thr[1]) ? pct(thr[1]) : gap(1)) << " | " << (std::isfinite(thr[2]) ? pct(thr[2]) : gap(2))
-         << " | " << (t[0].ok && ff.ok ? pct(t[0].step_ms / ff.step_ms) : gap(0)) << " | ";
-      for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? tag(t[i].simulated) : missing(t[i]));
+      auto thr_cell = [&](int i) {
+        return !std::isfinite(thr[i]) ? std::string(gap(i)) : (t[i].cut ? "at most " : "") + pct(thr[i]);
+      };
+      md << " | " << thr_cell(0) << " | " << (std::isfinite(lost) ? pct(lost) : missing(t[0])) << " | " << thr_cell(1)
+         << " | " << thr_cell(2) << " | " << (t[0].ok && ff.ok ? pct(t[0].step_ms / ff.step_ms) : gap(0)) << " | ";
+      for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? tag(t[i].simulated) : t[i].cut ? "bound" : missing(t[i]));
       ++rows;
-      final_rows += ff.ok && t[0].ok && t[1].ok && t[2].ok;
+      final_rows += ff.ok && t[0].ok && t[1].ok && (t[2].ok || t[2].cut);
       // The same figure with buckets: the bucket section's row (write_buckets).
       const Bucketed bf = bucketed(m, "faultfree", "ft2d", g), bc = bucketed(m, "board_centre", "ft2d", g);
       const bool bok = bf.ok && bc.ok && t[0].ok;
@@ -166,7 +173,9 @@ void Report::write_headline() {
          << " |\n";
       if (bok) j["ft2d_buckets"] = {{"throughput", bthr}, {"source", tag(bf.simulated && bc.simulated)}};
       for (int i = 0; i < 3; ++i)
-        if (std::isfinite(thr[i])) j[kAlgos[i]] = {{"throughput", thr[i]}, {"source", tag(t[i].simulated)}};
+        if (std::isfinite(thr[i]))
+          j[kAlgos[i]] = t[i].cut ? Json{{"throughput_at_most", thr[i]}, {"source", "bound"}}
+                                  : Json{{"throughput", thr[i]}, {"source", tag(t[i].simulated)}};
       if (std::isfinite(lost)) j["ft2d_lost_chips"] = lost;
       if (t[0].ok && ff.ok) j["ft2d_step"] = t[0].step_ms / ff.step_ms;
       jh.push_back(j);
@@ -174,7 +183,7 @@ void Report::write_headline() {
         words += "- " + m.mesh() + " " + m.topo + ", " + g.model + " fp32: one failed board costs " + cost(0, t, thr) +
                  " of the training throughput with ft2d, of which " + fmt(100 * (1 - lost), 1) +
                  " % is the lost chips" + (std::isfinite(thr[1]) ? "; " + cost(1, t, thr) + " with shrink" : "") +
-                 (std::isfinite(thr[2]) ? ", " + cost(2, t, thr) + " with snake" : "") +
+                 (std::isfinite(thr[2]) ? std::string(", ") + (t[2].cut ? "at least " : "") + cost(2, t, thr) + " with snake" : "") +
                  (bok ? "; with gradient buckets overlapping the backward pass, ft2d loses " + fmt(100 * (1 - bthr), 1) +
                             " % (" + tag(bf.simulated && bc.simulated) + ")"
                       : "") +
@@ -185,17 +194,21 @@ void Report::write_headline() {
   data["headline_final_rows"] = final_rows;
   md << "\n**" << final_rows << " of " << rows << " rows final**" << (final_rows == rows ? "." : "")
      << (final_rows < rows ? ": a row is final when its ft2d, shrink and snake figures all stand on runs in the run store "
-                             "(sim, or a fit inside the regime whole-size runs checked); the others show **pending** "
+                             "(sim, or a fit inside the regime whole-size runs checked; the snake's figure may be its bound, "
+                             "below); the others show **pending** "
                              "where their runs have not been made yet (`faultmesh report paper --plan` lists them, "
                              "`--budget` runs them in this order: this table's runs first)."
                            : "");
   double largest = 0;
   for (const Gradient& g : grads) largest = std::max(largest, g.bytes());
-  if (o.whole && final_rows < rows && snake_checked_upto < largest)
-    md << " The snake's fits are checked by whole-size snake runs only, up to "
-       << fmt(snake_checked_upto / 1e6, 1) << " MB per chip (its ring's steps at the fitted sizes are another "
-       << "regime than a gradient's: docs/training-model.md); its figures for larger gradients stay pending until "
-       << "such runs check them, and the plan does not include those yet.";
+  if (o.whole && snake_checked_upto < largest)
+    md << " The snake's fits are checked by whole-size snake runs only"
+       << (snake_checked_upto > 0 ? ", up to " + fmt(snake_checked_upto / 1e6, 1) + " MB per chip" : std::string())
+       << " (its ring's steps at the fitted sizes are another regime than a large gradient's: "
+       << "docs/training-model.md). Beyond the largest the plan makes (" << fmt(snake_planned_upto / 1e6, 1)
+       << " MB) the snake is cut: each whole run there would cost as much as a BERT-large ft2d run, and the "
+       << "snake is a baseline, so its figure is its link-load bound (marked bound): the snake's allreduce takes "
+       << "at least that long, so its throughput is at most the figure given.";
   md << "\n\n" << words << "\n";
 }
 
@@ -417,7 +430,8 @@ void Report::write_training() {
      << "against ft2d in the same case, the step time with ft2d (compute + (1 - overlap) x allreduce), and the "
      << "training throughput relative to the fault-free machine, which counts both the slower step and the chips "
      << "that do no work (the failed ones; for shrink also the idle live chips outside its rectangle: `workers`). "
-     << "Each allreduce time is marked sim or fit. A board failing during the allreduce is not a row here: it "
+     << "Each allreduce time is marked sim or fit, or bound where it is cut (the link-load bound: the time is at "
+     << "least, the throughput at most, the figure). A board failing during the allreduce is not a row here: it "
      << "happens once, not every step, and is charged per event (\"A board failing mid-allreduce\" below).\n\n";
   Json jtrain = Json::array();
   for (const Machine& m : machines) {
@@ -433,16 +447,24 @@ void Report::write_training() {
         // A derived number is pending while any allreduce it could come from is.
         const std::string na = ff.pending || t[0].pending || t[1].pending || t[2].pending ? "pending" : "n/a";
         md << "| " << g.model << " " << g.dtype << " | " << c.title;
+        // A cut allreduce (Train::cut) shows its link-load bound: its time and ratio to
+        // ft2d are at least, its throughput at most, the figures given.
+        auto lo = [&](int i) { return t[i].cut ? std::string("≥ ") : std::string(); };
+        auto hi = [&](int i) { return t[i].cut ? std::string("≤ ") : std::string(); };
+        auto has = [&](int i) { return t[i].ok || t[i].cut; };
         for (int i = 0; i < 3; ++i)
-          md << " | " << (t[i].ok ? fmt(t[i].ar_ms, 4) + " " + tag(t[i].simulated) : missing(t[i]));
+          md << " | "
+             << (t[i].ok ? fmt(t[i].ar_ms, 4) + " " + tag(t[i].simulated)
+                         : t[i].cut ? lo(i) + fmt(t[i].ar_ms, 4) + " bound" : missing(t[i]));
         const bool base = t[0].ok && ff.ok;
         md << " | " << (base ? fmt(t[0].ar_ms / ff.ar_ms, 3) : na)
-           << " | " << (t[0].ok && t[1].ok ? fmt(t[1].ar_ms / t[0].ar_ms, 3) : na)
-           << " | " << (t[0].ok && t[2].ok ? fmt(t[2].ar_ms / t[0].ar_ms, 3) : na)
+           << " | " << (t[0].ok && has(1) ? lo(1) + fmt(t[1].ar_ms / t[0].ar_ms, 3) : na)
+           << " | " << (t[0].ok && has(2) ? lo(2) + fmt(t[2].ar_ms / t[0].ar_ms, 3) : na)
            << " | " << (t[0].ok ? fmt(t[0].step_ms, 3) : na)
            << " | " << (base ? fmt(t[0].step_ms / ff.step_ms, 4) : na) << " | ";
-        for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (t[i].ok ? std::to_string(t[i].workers) : na);
-        for (int i = 0; i < 3; ++i) md << " | " << (t[i].ok && ff.ok ? fmt(rel_throughput(t[i], ff, m.chips()), 4) : na);
+        for (int i = 0; i < 3; ++i) md << (i ? " / " : "") << (has(i) ? std::to_string(t[i].workers) : na);
+        for (int i = 0; i < 3; ++i)
+          md << " | " << (has(i) && ff.ok ? hi(i) + fmt(rel_throughput(t[i], ff, m.chips()), 4) : na);
         md << " |\n";
         // More throughput with fewer working chips is physically suspect unless both
         // allreduces were simulated at this size.
@@ -458,6 +480,10 @@ void Report::write_training() {
           if (t[i].ok)
             jt[kAlgos[i]] = {{"allreduce_ms", t[i].ar_ms}, {"source", tag(t[i].simulated)}, {"step_ms", t[i].step_ms},
                              {"workers", t[i].workers}, {"throughput", ff.ok ? rel_throughput(t[i], ff, m.chips()) : NAN}};
+          else if (t[i].cut)
+            jt[kAlgos[i]] = {{"allreduce_ms_at_least", t[i].ar_ms}, {"source", "bound"},
+                             {"step_ms_at_least", t[i].step_ms}, {"workers", t[i].workers},
+                             {"throughput_at_most", ff.ok ? rel_throughput(t[i], ff, m.chips()) : NAN}};
         jtrain.push_back(jt);
       }
     }

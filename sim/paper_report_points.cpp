@@ -199,48 +199,67 @@ double expected_seconds(const Report& r, const Point& p) {
   return p.chip_gb() / rate * (p.c.mid ? 1.5 : 1.0);  // a mid-run failure redoes part of the work
 }
 
-// Runs the points not yet done (locally `jobs` child processes at a time, or as one
-// Slurm job array followed to its end); fills r->res and the report's run counts.
-void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::string, uint64_t>& ff_cycles,
-                const std::chrono::steady_clock::time_point t0) {
+// The cycles of the fault-free run a mid-run point times its failure from (the same
+// machine, algorithm and size), 0 while that run has no result; *to_run says whether the
+// run is among `todo`, still to run or running in this report.
+uint64_t ff_cycles_of(const Report& r, const Point& p, const std::set<std::string>& todo, bool* to_run) {
+  *to_run = false;
+  for (const auto* v : {&r.stat, &r.wholepts})
+    for (const Point& f : *v)
+      if (f.c.id == "faultfree" && f.m.name() == p.m.name() && f.algo == p.algo && f.bytes == p.bytes) {
+        const auto it = r.res.find(f.name);
+        if (it != r.res.end() && it->second.ok) return it->second.j.value("cycles", (uint64_t)0);
+        *to_run = todo.count(f.name) > 0;
+        return 0;
+      }
+  return 0;
+}
+
+// Runs the points not yet done (locally `jobs` child processes at a time, in the order
+// given, or as one Slurm job array followed to its end); fills r->res and the report's
+// run counts. A mid-run point needs its fault-free run's cycles: one whose fault-free
+// run is among the runs to do is resolved when its turn comes (locally; after the
+// others if that run has not ended by then), else it stays pending.
+void run_points(Report* r, const std::vector<Point>& pts, const std::chrono::steady_clock::time_point t0) {
   const Opts& o = r->o;
   std::map<std::string, Outcome>* out = &r->res;
   const std::string exe = self_exe();
-  // The defining arguments of each point (mid-run points need their fault-free run's
-  // cycles; without it they stay pending).
-  std::map<std::string, std::vector<std::string>> args;
+  std::map<std::string, std::vector<std::string>> args;  // the defining arguments of each point
   std::vector<const Point*> todo;
+  std::set<std::string> todo_names;
   int reused = 0;
+  auto pending = [&](const Point& p, const std::string& why) {
+    Outcome oc;
+    oc.pending = true;
+    oc.error = "pending: " + why;
+    (*out)[p.name] = oc;
+    ++r->pending;
+  };
+  // Whether the run store (or a finished run's JSON) has the point; records it if so.
+  auto reuse = [&](const Point& p) {
+    const Json* rec = stored_run(*r->store, args[p.name]);
+    if (!rec && !o.render_only) rec = adopt(r, p, args[p.name]);
+    if (!rec) return false;
+    (*out)[p.name] = {true, false, *rec, ""};
+    ++r->reused, ++reused;
+    return true;
+  };
   for (const Point& p : pts) {
-    uint64_t ffc = 0;
     if (p.c.mid) {
-      const auto it = ff_cycles.find(p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes));
-      if (it == ff_cycles.end() || it->second == 0) {
-        Outcome oc;
-        oc.pending = true;
-        oc.error = "pending: the fault-free run it times its failure from is not in the run store";
-        (*out)[p.name] = oc;
-        ++r->pending;
+      bool to_run = false;
+      const uint64_t ffc = ff_cycles_of(*r, p, todo_names, &to_run);
+      if (ffc == 0) {
+        if (to_run && o.backend != "slurm" && !o.render_only) todo.push_back(&p), todo_names.insert(p.name);
+        else pending(p, "the fault-free run it times its failure from is not in the run store");
         continue;
       }
-      ffc = it->second;
-    }
-    args[p.name] = point_args(p, ffc, o);
-    if (const Json* rec = stored_run(*r->store, args[p.name])) {
-      (*out)[p.name] = {true, false, *rec, ""};
-      ++r->reused, ++reused;
-    } else if (const Json* rec = o.render_only ? nullptr : adopt(r, p, args[p.name])) {
-      (*out)[p.name] = {true, false, *rec, ""};
-      ++r->reused, ++reused;
-    } else if (o.render_only) {
-      Outcome oc;
-      oc.pending = true;
-      oc.error = "pending: not in the run store";
-      (*out)[p.name] = oc;
-      ++r->pending;
+      args[p.name] = point_args(p, ffc, o);
     } else {
-      todo.push_back(&p);
+      args[p.name] = point_args(p, 0, o);
     }
+    if (reuse(p)) continue;
+    if (o.render_only) pending(p, "not in the run store");
+    else todo.push_back(&p), todo_names.insert(p.name);
   }
   if (pts.empty()) return;
   std::cerr << "report: " << pts.size() << " runs, " << reused << " in the run store, " << todo.size()
@@ -339,23 +358,54 @@ void run_points(Report* r, const std::vector<Point>& pts, const std::map<std::st
       }
     return;
   }
+  // A mid-run point whose fault-free run was to run: its arguments once that run has
+  // ended (then the store may have it already), or deferred while it still runs.
+  std::vector<const Point*> deferred;
+  auto resolve = [&](const Point* p) {
+    if (args.count(p->name)) return true;
+    bool to_run = false;
+    const uint64_t ffc = ff_cycles_of(*r, *p, todo_names, &to_run);
+    if (ffc == 0) {
+      bool ended = false;
+      for (const auto* v : {&r->stat, &r->wholepts})
+        for (const Point& f : *v)
+          if (f.c.id == "faultfree" && f.m.name() == p->m.name() && f.algo == p->algo && f.bytes == p->bytes)
+            ended = out->count(f.name) > 0;
+      if (ended) pending(*p, "the fault-free run it times its failure from did not finish");
+      else deferred.push_back(p);
+      return false;
+    }
+    args[p->name] = point_args(*p, ffc, o);
+    if (reuse(*p)) {
+      ++done;
+      return false;
+    }
+    return true;
+  };
+  auto start = [&](const std::vector<const Point*>& list, size_t i, PoolChild* c) {
+    const Point* p = list[i];
+    const std::string f = o.runs + "/" + p->name;
+    std::vector<std::string> argv;
+    if (!resolve(p) || !fits_budget(p) || !args_of(p, &argv)) return false;
+    try {
+      c->pid = spawn_redirected(argv, f + ".out", f + ".err", &c->fd);
+      ++r->ran_now;
+      return true;
+    } catch (const std::runtime_error& e) {
+      (*out)[p->name] = {false, false, Json(), e.what()};
+      return false;
+    }
+  };
   run_pool(
-      todo.size(), o.jobs,
-      [&](size_t i, PoolChild* c) {
-        const Point* p = todo[i];
-        const std::string f = o.runs + "/" + p->name;
-        std::vector<std::string> argv;
-        if (!fits_budget(p) || !args_of(p, &argv)) return false;
-        try {
-          c->pid = spawn_redirected(argv, f + ".out", f + ".err", &c->fd);
-          ++r->ran_now;
-          return true;
-        } catch (const std::runtime_error& e) {
-          (*out)[p->name] = {false, false, Json(), e.what()};
-          return false;
-        }
-      },
+      todo.size(), o.jobs, [&](size_t i, PoolChild* c) { return start(todo, i, c); },
       [&](size_t i, const PoolResult& res) { finish(todo[i], res.exit_code, res.seconds); });
+  // The mid-run points whose fault-free run was still running when their turn came.
+  std::vector<const Point*> later;
+  later.swap(deferred);
+  run_pool(
+      later.size(), o.jobs, [&](size_t i, PoolChild* c) { return start(later, i, c); },
+      [&](size_t i, const PoolResult& res) { finish(later[i], res.exit_code, res.seconds); });
+  for (const Point* p : deferred) pending(*p, "the fault-free run it times its failure from did not finish");
 }
 
 // Before anything runs: the Slurm jobs an earlier report submitted into this runs
@@ -483,7 +533,9 @@ void Report::plan_points() {
 }
 
 // The whole-size runs (--whole): ResNet-50 bf16 on every machine, case and algorithm;
-// ResNet-50 fp32 fault-free and centre board with ft2d; BERT-large bf16 fault-free with
+// ResNet-50 fp32 fault-free and centre board with ft2d, and the centre board with the
+// snake (which checks the snake's fits up to that size: Report::fit_series); BERT-large
+// bf16 fault-free with
 // ft2d on the smallest machines (each topology); BERT-large fp32 fault-free with ft2d on
 // the first smallest torus, or the first smallest machine. A size already run as a
 // fitted size or a bucket class is not run twice (its series has it simulated either
@@ -514,6 +566,7 @@ void Report::plan_whole() {
       for (const char* a : kAlgos)
         add(m, c, a, resnet_bf16.bytes(), head && (c.id == "board_centre" || std::string(a) == "ft2d") ? kPrioHeadline : kPrioCases);
       if (head) add(m, c, "ft2d", resnet_fp32.bytes(), kPrioChecks);
+      if (c.id == "board_centre") add(m, c, "snake", resnet_fp32.bytes(), kPrioChecks);
       if (c.id == "faultfree" && m.chips() == least) add(m, c, "ft2d", bert_bf16.bytes(), kPrioBert);
       if (c.id == "faultfree" && &m == bert_fp32_on) add(m, c, "ft2d", bert_fp32.bytes(), kPrioBert);
     }
@@ -574,26 +627,23 @@ void Report::run_all_points() {
   // while it runs does not change what its binary simulates).
   if (!o.render_only) commit = source_commit(o.store.substr(0, o.store.find_last_of('/') + 1) + ".");
   if (!o.render_only) settle_earlier_jobs(o);
-  // By priority; within one, every point that needs no other run first, then the mid-run
-  // failures, which time their failure from the fault-free runs.
-  // On Slurm every priority goes in one array (the cluster runs them side by side, and
-  // is not left idle between batches): two arrays in all.
+  // In priority order (ordered_points), one pool locally, so that no core waits for a
+  // priority's last run; a mid-run failure resolves its fault-free run's cycles when its
+  // turn comes (run_points). On Slurm, two arrays: every point that needs no other run,
+  // then the mid-run failures, which time their failure from the fault-free runs.
   const std::vector<const Point*> order = ordered_points();
-  const bool one_batch = o.backend == "slurm";
-  for (int prio = kPrioHeadline; prio <= (one_batch ? kPrioHeadline : kPrioLatency); ++prio)
+  if (o.backend == "slurm") {
     for (bool mids : {false, true}) {
       std::vector<Point> batch;
       for (const Point* p : order)
-        if ((one_batch || p->prio == prio) && p->c.mid == mids) batch.push_back(*p);
-      if (batch.empty()) continue;
-      std::map<std::string, uint64_t> ffc;
-      if (mids)
-        for (const auto* v : {&stat, &wholepts})
-          for (const Point& p : *v)
-            if (p.c.id == "faultfree" && res.count(p.name) && res[p.name].ok)
-              ffc[p.m.name() + "_" + p.algo + "_" + std::to_string(p.bytes)] = res[p.name].j.value("cycles", (uint64_t)0);
-      run_points(this, batch, ffc, t0);
+        if (p->c.mid == mids) batch.push_back(*p);
+      if (!batch.empty()) run_points(this, batch, t0);
     }
+  } else {
+    std::vector<Point> batch;
+    for (const Point* p : order) batch.push_back(*p);
+    run_points(this, batch, t0);
+  }
   all = stat;
   all.insert(all.end(), midpts.begin(), midpts.end());
   run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
