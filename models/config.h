@@ -1,5 +1,5 @@
 // The one configuration struct of faultmesh. Every module reads its parameters from
-// here; the CLI (sim/cli.cpp) fills it from options and config files through the
+// here; the CLI (sim/options.cpp) fills it from options and config files through the
 // declared schema of tb/config_schema.h, and results files echo it back in full so that
 // a run can be reproduced from its output.
 #pragma once

@@ -9,7 +9,7 @@
 
 #include "models/collective/algorithms.h"
 #include "models/noc/fault_set.h"
-#include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
 #include "tb/allreduce_run.h"
 #include "tb/memory.h"

@@ -1,23 +1,10 @@
 #include "sim/cli.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
-#include "models/noc/clock.h"
-#include "sim/options.h"
-#include "sim/paper_report.h"
-#include "sim/report.h"
+#include "sim/io.h"
 #include "tb/util/subprocess.h"
-#include "sim/sweep.h"
-#include "sim/view.h"
-#include "tb/config_schema.h"
-#include "tb/traffic_run.h"
 
 namespace fm {
 
@@ -51,97 +38,6 @@ const char* kUsage =
     "             4 a result could not be written (disk full, ...)\n";
 
 }  // namespace
-
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const ResultTemp tf(path);  // removed by a signal until renamed
-  const std::string& tmp = tf.path();
-  auto fail = [&](int err) {
-    tf.remove();
-    throw WriteError(path, err);
-  };
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) fail(errno);
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      close(fd);
-      fail(err);
-    }
-    done += (size_t)n;
-  }
-  if (close(fd) != 0) fail(errno);
-  if (!tf.in_place() && std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
-}
-
-void run_outputs_from(const po::variables_map& vm, const NetworkConfig& net, Outputs* out, WaveOptions* wave,
-                      RunOptions* ro) {
-  *out = outputs_from(vm);
-  out->html = html_from(vm);
-  *wave = wave_from(vm, &net);
-  ro->progress = isatty(2) && !out->quiet;
-  ro->wave = wave;
-  ro->router_factory = rtl_routers_from(vm, net, *wave);
-}
-
-int cmd_traffic(const std::vector<std::string>& args) {
-  po::options_description desc;
-  desc.add(network_options()).add(traffic_options()).add(output_options()).add(html_options())
-      .add(wave_options()).add(rtl_router_options());
-  po::variables_map vm;
-  if (!parse_args(args, desc,
-                  "usage: faultmesh traffic [options]\n"
-                  "Synthetic traffic: warm-up, measurement window, then drain until every "
-                  "packet is delivered.",
-                  &vm))
-    return kExitOk;
-  const Config cfg = config_from(vm);
-  Outputs out;
-  WaveOptions wave;
-  RunOptions ro;
-  run_outputs_from(vm, cfg.net, &out, &wave, &ro);
-  const TrafficResult r = run_traffic(cfg, ro);
-  return finish_run(out, result_json(r), human_summary(r), "  ", ro, wave, r.wave_note, r.ok,
-                    r.stop_reason, r.message);
-}
-
-// `faultmesh options`: the declared schema's parameter table (tb/config_schema.h), the
-// same text docs/options.md holds.
-int cmd_options(const std::vector<std::string>& args) {
-  po::options_description none;
-  po::variables_map vm;
-  if (!parse_args(args, none,
-                  "usage: faultmesh options\nEvery simulation parameter as a Markdown table (docs/options.md).", &vm))
-    return kExitOk;
-  std::cout << params_markdown();
-  return kExitOk;
-}
-
-int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& summary,
-               const char* indent, const RunOptions& ro, const WaveOptions& wave,
-               const std::string& wave_note, bool ok, const std::string& stop_reason,
-               const std::string& message) {
-  if (ro.router_factory) j["config"]["rtl-routers"] = true;
-  if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
-  if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
-  if (!out.html.empty()) {
-    // The page is named after the run's JSON file when there is one.
-    const std::string& named = out.json.empty() ? out.html : out.json;
-    write_run_html(out.html, j, named.substr(named.find_last_of('/') + 1));
-  }
-  if (!out.quiet) std::cout << summary;
-  if (ro.router_factory && !out.quiet) std::cout << indent << "routers         RTL (verilated rtl/fm_router.sv)\n";
-  if (wave.enabled() && !out.quiet) std::cout << indent << "waveform        " << wave.path << "\n";
-  if (!wave_note.empty()) std::cerr << "faultmesh: note: " << wave_note << "\n";
-  if (!ok) {
-    std::cerr << "faultmesh: run failed (" << stop_reason << "): " << message << "\n";
-    return kExitRunFailed;
-  }
-  return kExitOk;
-}
-
-int threads_per_child(int jobs) { return std::max(1, Clock::threads_for(0) / std::max(1, jobs)); }
 
 namespace {
 

@@ -1,74 +1,25 @@
-// The faultmesh command line: subcommands, Boost.Program_options definitions shared by
-// every subcommand, config files (--config, INI style; the command line wins), and
-// validation into the one Config struct.
+// The faultmesh command line: the command table. cli_main dispatches to one cmd_*
+// per command (sim/commands/, and sim/report/ for `report paper`); what they share is
+// in sim/io.h and sim/options.h.
 #pragma once
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "models/config.h"
-#include "tb/result_file.h"
-
 namespace fm {
-
-// Exit codes of every subcommand.
-// kExitWriteFailed: a result could not be written (WriteError, tb/result_file.h).
-// kExitIncomplete: `report paper` wrote its page, but some of its runs are pending (not
-// in the run store yet: --render-only, or not run within --budget).
-enum ExitCode {
-  kExitOk = 0,
-  kExitInternal = 1,
-  kExitBadInput = 2,
-  kExitRunFailed = 3,
-  kExitWriteFailed = 4,
-  kExitIncomplete = 5
-};
-
-// Thrown for bad input; the message is one line naming the option and allowed values.
-using UsageError = ConfigError;
-
-struct Outputs {
-  std::string json, csv;  // result files ("" = none)
-  std::string html;       // the run's page (allreduce, traffic --html; sim/view.h)
-  bool quiet = false;     // no human summary
-};
 
 int cli_main(int argc, char** argv);
 
-// Worker threads for each of `jobs` simulations run at once as child processes (sweep
-// points, the report's runs): the cores this process may use, shared among them, at
-// least 1. A child left at `--threads auto` would take every core, and `jobs` of them
-// would put jobs x cores threads on the machine, whose barriers then wait on
-// descheduled threads (docs/performance.md, "When it runs in parallel").
-int threads_per_child(int jobs);
-
-// Subcommands (sim/*.cpp). args excludes the program and subcommand names.
+// The commands. args excludes the program and command names.
 int cmd_traffic(const std::vector<std::string>& args);
+int cmd_options(const std::vector<std::string>& args);
 int cmd_latency_sweep(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
 int cmd_routes(const std::vector<std::string>& args);
 int cmd_cosim(const std::vector<std::string>& args);
 int cmd_allreduce(const std::vector<std::string>& args);
-// The schedule fingerprint `faultmesh allreduce ARGS --fingerprint` prints (args
-// without the command name), computed in this process, and in *config (when given) the
-// configuration echo of the run's result (its "config"); throws UsageError for bad ARGS.
-std::string allreduce_fingerprint(const std::vector<std::string>& args, nlohmann::ordered_json* config = nullptr);
-
-// Writes `text` to `path` atomically (temporary file + rename, result_temp_path); throws
-// WriteError when it cannot, with the temporary file removed.
-void write_file_atomic(const std::string& path, const std::string& text);
-// Throws UsageError unless a file can be created at `path` (checked before a run):
-// check_path_value, then not a directory, and its directory exists and is writable.
-void check_writable(const std::string& path, const char* option);
-// Whether two paths name one file: the same device and inode when both exist, else the
-// same canonical directory and name (a result file not written yet).
-bool same_file(const std::string& a, const std::string& b);
-// The value of an output path option (`what`: "a file path", "a directory"): throws
-// UsageError for an empty value and for one that starts with '-'. Boost takes the word
-// after an option as its value whatever it is, so `--json --quiet` wrote a file named
-// --quiet (and dropped -q); a file of such a name can still be given as ./-name.
-void check_path_value(const std::string& path, const char* option, const char* what);
+int cmd_sweep(const std::vector<std::string>& args);
+int cmd_plot(const std::vector<std::string>& args);
+int cmd_view(const std::vector<std::string>& args);
+int cmd_report(const std::vector<std::string>& args);
 
 }  // namespace fm

@@ -1,4 +1,4 @@
-// faultmesh: the command-line simulator (sim/cli.cpp has the commands).
+// faultmesh: the command-line simulator (sim/cli.cpp dispatches to the commands).
 #include <cstdlib>
 #include <systemc>
 

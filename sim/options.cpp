@@ -52,10 +52,6 @@ po::typed_value<StrictReal>* dbl(double v) {
   return po::value<StrictReal>()->default_value(StrictReal{v}, b);
 }
 
-std::string dir_of(const std::string& path) {
-  const auto k = path.rfind('/');
-  return k == std::string::npos ? "." : (k == 0 ? "/" : path.substr(0, k));
-}
 
 }  // namespace
 
@@ -65,25 +61,6 @@ Cycle cycles_opt(const po::variables_map& vm, const char* name, long long lo) {
     throw UsageError("--" + std::string(name) + " " + std::to_string(v) + ": allowed >= " +
                      std::to_string(lo) + " cycles");
   return (Cycle)v;
-}
-
-void check_path_value(const std::string& path, const char* option, const char* what) {
-  if (path.empty()) throw UsageError(std::string(option) + " '': expected " + what + ", got an empty value");
-  if (path[0] == '-')
-    throw UsageError(std::string(option) + " " + path + ": expected " + what +
-                     ", got what looks like an option (a path that starts with '-': write ./" + path + ")");
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa, sb;
-  const bool ea = stat(a.c_str(), &sa) == 0, eb = stat(b.c_str(), &sb) == 0;
-  if (ea || eb) return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  auto canonical = [](const std::string& p) {
-    char buf[PATH_MAX];
-    const std::string d = dir_of(p), name = p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1);
-    return (realpath(d.c_str(), buf) ? std::string(buf) : d) + "/" + name;
-  };
-  return canonical(a) == canonical(b);
 }
 
 namespace {
@@ -110,24 +87,6 @@ void check_files_distinct(const po::variables_map& vm) {
 }
 
 }  // namespace
-
-void check_writable(const std::string& path, const char* option) {
-  check_path_value(path, option, "a file path");
-  if (path.back() == '/') throw UsageError(std::string(option) + " " + path + ": expected a file path, not a directory");
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode))
-      throw UsageError(std::string(option) + " " + path + ": is a directory, expected a file path");
-    if (!S_ISREG(st.st_mode)) {  // a device or a pipe: written in place (result_temp_path)
-      if (access(path.c_str(), W_OK) != 0) throw UsageError(std::string(option) + " " + path + ": not writable");
-      return;
-    }
-  }
-  const std::string d = dir_of(path);
-  if (access(d.c_str(), W_OK) != 0)
-    throw UsageError(std::string(option) + " " + path + ": directory '" + d +
-                     "' does not exist or is not writable");
-}
 
 po::options_description schema_options(const char* title, Command cmd, bool (*in)(const Param&)) {
   po::options_description o(title);

@@ -7,7 +7,7 @@
 
 #include "models/config.h"
 #include "models/noc/network.h"
-#include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/po_error.h"
 #include "tb/util/parse.h"  // parse_bytes, parse_wxh, parse_int_range
 #include "tb/config_schema.h"
@@ -60,10 +60,16 @@ Outputs outputs_from(const po::variables_map& vm);
 // wave_from(vm, &cfg.net), then hands the WaveOptions to its run (Tracer::attach).
 po::options_description wave_options(bool network = true);
 // The allreduce command's options (network with 4 local lanes, collective and chip) and
-// their validation into a Config (sim/allreduce_cmd.cpp); also used by sweeps. Checks
+// their validation into a Config (sim/allreduce_options.cpp); also used by sweeps. Checks
 // the whole memory estimate (network, schedule, verified data) against --mem-limit.
 po::options_description allreduce_options();
 Config allreduce_config_from(const po::variables_map& vm);
+// Every option of `faultmesh allreduce` (sim/allreduce_fingerprint.cpp).
+po::options_description allreduce_command_options();
+// The schedule fingerprint `faultmesh allreduce ARGS --fingerprint` prints (args
+// without the command name), computed in this process, and in *config (when given) the
+// configuration echo of the run's result (its "config"); throws UsageError for bad ARGS.
+std::string allreduce_fingerprint(const std::vector<std::string>& args, nlohmann::ordered_json* config = nullptr);
 // What a simulating command (traffic, allreduce) does with its output options: the
 // result files, the run page, the waveform and the RTL-router switch, checked, and the
 // run's options pointing at *wave (which must outlive the run). Throws UsageError.

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/sweep.h"
 
 namespace fm {

@@ -55,10 +55,4 @@ nlohmann::ordered_json spec_manifest(const SweepSpec& s);
 // "0007": the directory name of a point under DIR/points/ (width from the point count).
 std::string point_name(int id, int n_points);
 
-// mkdir -p, then checks the directory is writable; throws UsageError naming `option`.
-void make_dirs(const std::string& path, const char* option);
-
-int cmd_sweep(const std::vector<std::string>& args);
-int cmd_plot(const std::vector<std::string>& args);
-
 }  // namespace fm

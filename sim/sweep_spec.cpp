@@ -12,7 +12,7 @@
 #include "models/collective/algorithms.h"
 #include "models/noc/fault_set.h"
 #include "models/routing/routes.h"
-#include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
 #include "sim/sweep.h"
 #include "tb/util/parse.h"

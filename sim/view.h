@@ -36,7 +36,7 @@ void write_run_html(const std::string& path, const nlohmann::ordered_json& run, 
 // result.json.
 void write_sweep_index(const std::string& dir, const std::vector<nlohmann::ordered_json>& rows,
                        const std::string& plot_dir, bool write_pages);
-
-int cmd_view(const std::vector<std::string>& args);
+// The file name of a path (what follows its last '/'), as a page names a run.
+std::string base_name(const std::string& p);
 
 }  // namespace fm

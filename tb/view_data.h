@@ -4,7 +4,7 @@
 // per chip, and every chip's role in the collective's schedule. The testbenches know
 // these; the page only draws them, so they go into the run JSON rather than being
 // re-derived in a browser. Every array here is an array of objects, which the CSV
-// writers leave out (sim/report.h, the sweep's results.csv).
+// writers leave out (sim/summary.h, the sweep's results.csv).
 #pragma once
 #include <string>
 #include <utility>

@@ -1,5 +1,5 @@
 // Reading JSON files and turning result objects into CSV, shared by the commands'
-// --csv output (sim/report.h csv_from_json), the sweep's results.csv and every reader of
+// --csv output (sim/summary.h csv_from_json), the sweep's results.csv and every reader of
 // result files (sweep, report paper, plot), so that all of them flatten, quote and
 // number cells the same way.
 #pragma once

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/sweep.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -1,5 +1,5 @@
-// The paper report (sim/paper_report.cpp) and its availability Monte Carlo
-// (sim/availability.cpp): closed forms the Monte Carlo must reproduce, determinism, the
+// The paper report (sim/report/paper_report.cpp) and its availability Monte Carlo
+// (sim/report/availability.cpp): closed forms the Monte Carlo must reproduce, determinism, the
 // linear fit, bad input, and `faultmesh report paper --quick` end to end with its tables
 // and fits checked against the run JSONs its allreduce processes wrote and a fit done
 // in the test.
@@ -28,10 +28,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/availability.h"
-#include "sim/gradient_buckets.h"
-#include "sim/paper_report.h"
-#include "sim/paper_run_store.h"
+#include "sim/report/availability.h"
+#include "sim/report/gradient_buckets.h"
+#include "sim/report/paper_report.h"
+#include "sim/report/run_store.h"
 #include "tb/util/subprocess.h"
 
 namespace fm {

@@ -1,6 +1,6 @@
-// Monte Carlo of a training job under board failures (sim/availability.h): an event
+// Monte Carlo of a training job under board failures (sim/report/availability.h): an event
 // loop over board failures, checkpoints and the ends of down times.
-#include "sim/availability.h"
+#include "sim/report/availability.h"
 
 #include <algorithm>
 #include <cmath>

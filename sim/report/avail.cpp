@@ -1,5 +1,5 @@
 // faultmesh report paper, step 4: the availability of the training job on the largest
-// machine(s), by the Monte Carlo of sim/availability.h with the degraded speeds of the
+// machine(s), by the Monte Carlo of sim/report/availability.h with the degraded speeds of the
 // training model (ft2d, and the fastest algorithm per case), as a table and a figure, and
 // a sensitivity table over the assumptions that move it most.
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "models/noc/fault_set.h"
-#include "sim/paper_report_impl.h"
+#include "sim/report/impl.h"
 #include "sim/plot.h"
 
 namespace fm::paper_report {
@@ -47,7 +47,7 @@ void Report::write_availability() {
   const std::string spare = o.avail.spare_slice_h ? "moves to a healthy spare slice after " + fmt(*o.avail.spare_slice_h, 2) + " h"
                                                   : "waits on its slice until every failed board is repaired (no spare slice)";
   md << "## Availability of a " << fmt(o.avail.work_h / 24, 0) << "-day job on " << big.chips() << " chips\n\n"
-     << "Monte Carlo (sim/availability.cpp), " << o.seeds << " jobs per policy (seeds 1.." << o.seeds << "), "
+     << "Monte Carlo (sim/report/availability.cpp), " << o.seeds << " jobs per policy (seeds 1.." << o.seeds << "), "
      << "boards of 4 chips failing independently with exponential lifetimes, each replaced after "
      << fmt(o.avail.repair_h, 0) << " h. The job has " << fmt(o.avail.work_h / 24, 0) << " days of work on the "
      << "full, never-failing machine and runs until it is done. (a) stop-and-repair: every failure "

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
 #include "sim/slurm.h"
 #include "tb/util/subprocess.h"
@@ -354,26 +355,6 @@ int report(const SweepDir& sd, const Tally& t, int ran_now) {
 }
 
 }  // namespace
-
-void make_dirs(const std::string& path, const char* option) {
-  check_path_value(path, option, "a directory");
-  std::string cur;
-  std::istringstream in(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/') cur = "/";
-  while (std::getline(in, part, '/')) {
-    if (part.empty()) continue;
-    cur += (cur.empty() || cur.back() == '/' ? "" : "/") + part;
-    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      throw UsageError(std::string(option) + " " + path + ": cannot create directory '" + cur +
-                       "': " + std::strerror(errno));
-    struct stat st;
-    if (stat(cur.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw UsageError(std::string(option) + " " + path + ": '" + cur + "' is not a directory");
-  }
-  if (access(path.c_str(), W_OK) != 0)
-    throw UsageError(std::string(option) + " " + path + ": directory is not writable");
-}
 
 int cmd_sweep(const std::vector<std::string>& args) {
   po::options_description desc;

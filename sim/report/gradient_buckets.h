@@ -3,7 +3,7 @@
 // gradient in reverse layer order, the gradients are packed into buckets of at least a
 // cap, and each bucket is allreduced as soon as it is full and the previous bucket's
 // allreduce is done, so communication overlaps the rest of the backward pass. The paper
-// report (sim/paper_report_buckets.cpp) uses it beside its conservative no-overlap step
+// report (sim/report/buckets.cpp) uses it beside its conservative no-overlap step
 // time; docs/training-model.md describes the model.
 #pragma once
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace fm {
 
-// One row of a per-layer gradient table (sim/data/*.csv): a parameter tensor group in
+// One row of a per-layer gradient table (sim/report/data/*.csv): a parameter tensor group in
 // forward order, its parameters (its gradient) and its forward multiply-accumulates per
 // sample (how long its backward pass takes, relative to the others).
 struct Layer {
@@ -26,7 +26,7 @@ struct Layer {
 // malformed row, a missing header, or a table without parameters or MACs.
 std::vector<Layer> parse_layers(const std::string& csv, const std::string& what);
 
-// The tables shipped in the binary (sim/data/, written by sim/data/make_layers.py):
+// The tables shipped in the binary (sim/report/data/, written by sim/report/data/make_layers.py):
 // torchvision's ResNet-50 v1.5 at 224x224 and bert-large-uncased at sequence 512.
 const std::vector<Layer>& resnet50_layers();
 const std::vector<Layer>& bert_large_layers();

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "models/config.h"
-#include "sim/paper_report_impl.h"
+#include "sim/report/impl.h"
 
 namespace fm::paper_report {
 

@@ -8,6 +8,7 @@
 #include "models/routing/checker.h"
 #include "models/routing/routes.h"
 #include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
 #include "tb/traffic_run.h"
 

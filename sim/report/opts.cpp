@@ -1,5 +1,5 @@
 // faultmesh report paper: its options, parsed and checked (parse_opts,
-// sim/paper_report_impl.h).
+// sim/report/impl.h).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -12,8 +12,8 @@
 
 #include <boost/program_options.hpp>
 
-#include "sim/cli.h"
-#include "sim/paper_report_impl.h"
+#include "sim/io.h"
+#include "sim/report/impl.h"
 #include "sim/po_error.h"
 #include "tb/util/parse.h"
 

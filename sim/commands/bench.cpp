@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
 #include "tb/allreduce_run.h"
 #include "tb/isolated.h"

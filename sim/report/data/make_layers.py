@@ -6,7 +6,7 @@ anyone can check them.
 Each row is one parameter tensor group in forward order: its parameter count (the
 gradient it produces) and its multiply-accumulates per sample in the forward pass (which
 sets how long its backward pass takes). A row with 0 parameters is compute without a
-gradient (BERT's attention products). Run: python3 sim/data/make_layers.py sim/data
+gradient (BERT's attention products). Run: python3 sim/report/data/make_layers.py sim/data
 
 ResNet-50 is torchvision's v1.5 (stride on the 3x3 convolution of each bottleneck,
 224x224 input, 1000 classes): 25,557,032 parameters, 4.09 G MACs per image.
@@ -73,7 +73,7 @@ def bert_large(seq=512):
 
 def write(path, title, rows):
     with open(path, "w") as f:
-        f.write("# %s: per-layer gradients, forward order. Written by sim/data/make_layers.py.\n" % title)
+        f.write("# %s: per-layer gradients, forward order. Written by sim/report/data/make_layers.py.\n" % title)
         f.write("# params: parameters of the row (its gradient); macs: forward multiply-accumulates per sample.\n")
         f.write("layer,params,macs\n")
         for n, pcount, macs in rows:

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <set>
 
-#include "sim/paper_report_impl.h"
+#include "sim/report/impl.h"
 
 namespace fm {
 
-// Least squares (sim/paper_report.h): not ok when the points have fewer than two distinct x.
+// Least squares (sim/report/paper_report.h): not ok when the points have fewer than two distinct x.
 LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy) {
   LinearFit f;
   f.n = (int)xy.size();

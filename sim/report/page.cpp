@@ -1,6 +1,6 @@
 // faultmesh report paper: the sections of OUT/results.md and their numbers in
 // OUT/paper_data.json, from the runs and the fits (all but the availability section,
-// sim/paper_report_avail.cpp), and the figures drawn from them.
+// sim/report/avail.cpp), and the figures drawn from them.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "models/config.h"
-#include "sim/cli.h"
-#include "sim/paper_report_impl.h"
+#include "sim/io.h"
+#include "sim/report/impl.h"
 #include "sim/plot.h"
 
 namespace fm::paper_report {
@@ -25,7 +25,7 @@ void Report::write_intro() {
   md << "# Results: allreduce around holes and the training job's availability\n\n"
      << "Written by `faultmesh report paper" ;
   for (const std::string& a : o.argv) md << " " << a;
-  md << "` (sim/paper_report.cpp); rerun it to regenerate this page. "
+  md << "` (sim/report/paper_report.cpp); rerun it to regenerate this page. "
      << (o.quick ? "**Quick mode**: small machines and tiny sizes, a smoke test of the pipeline, not the paper's numbers. " : "")
      << "Every number is labelled **sim** (simulated at flit level by `faultmesh allreduce`) or **fit** "
      << "(from the fit time = a + b * bytes over the simulated sizes of the same machine, case and algorithm).\n\n";
@@ -230,8 +230,8 @@ void Report::write_assumptions() {
      << "| gradient bucket cap | " << fmt(o.bucket_mib, 2) << " MiB | `--bucket-mb` | PyTorch DDP's default "
      << "bucket_cap_mb (25 MiB; its smaller first bucket is not modelled); used by \"Overlap with gradient buckets\" only. |\n"
      << "| forward : backward compute | 1 : 2 | - | the backward pass computes the gradients of both the activations "
-     << "and the weights, twice the forward multiply-adds; per layer in proportion to its MACs (sim/data/). |\n"
-     << "| per-layer gradients | sim/data/*.csv | - | derived from the architectures by sim/data/make_layers.py: "
+     << "and the weights, twice the forward multiply-adds; per layer in proportion to its MACs (sim/report/data/). |\n"
+     << "| per-layer gradients | sim/report/data/*.csv | - | derived from the architectures by sim/report/data/make_layers.py: "
      << "torchvision ResNet-50 v1.5 (25,557,032 parameters, 4.09 G MACs per 224x224 image) and bert-large-uncased "
      << "(335,141,888 parameters, sequence 512), each scaled to `--resnet-params` / `--bert-params`. |\n"
      << "| ICI link latency per hop | " << o.link_latency << " cycles = " << fmt(o.link_latency * NetworkConfig().cycle_ns(), 1)

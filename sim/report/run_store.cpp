@@ -1,10 +1,10 @@
-// The paper report's run store (sim/paper_run_store.h).
-#include "sim/paper_run_store.h"
+// The paper report's run store (sim/report/run_store.h).
+#include "sim/report/run_store.h"
 
 #include <fstream>
 #include <sstream>
 
-#include "sim/cli.h"
+#include "sim/io.h"
 #include "tb/util/subprocess.h"
 #include "tb/util/parse.h"
 #include "tb/traffic_run.h"

@@ -1,6 +1,6 @@
-// Gradient buckets (sim/gradient_buckets.h): the per-layer tables, the bucket packing and
+// Gradient buckets (sim/report/gradient_buckets.h): the per-layer tables, the bucket packing and
 // the overlapped step timeline.
-#include "sim/gradient_buckets.h"
+#include "sim/report/gradient_buckets.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 namespace fm {
 
-// The tables, generated into the build from sim/data/*.csv (sim/CMakeLists.txt).
+// The tables, generated into the build from sim/report/data/*.csv (sim/CMakeLists.txt).
 extern const char* const kResnet50Csv;
 extern const char* const kBertLargeCsv;
 

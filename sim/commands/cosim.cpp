@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
 #include "tb/config_schema.h"
 #include "tb/cosim.h"

@@ -1,4 +1,4 @@
-// faultmesh report paper (sim/paper_report.h): the paper's experiment as one command.
+// faultmesh report paper (sim/report/paper_report.h): the paper's experiment as one command.
 //
 //  1. Points: for every machine (mesh size x topology), case (fault-free, one board at
 //     the centre, edge and corner, two boards, one link; a board failing mid-allreduce
@@ -6,7 +6,7 @@
 //     shrink and snake) and simulated size, one `faultmesh allreduce --verify off --json`
 //     child process, --jobs at a time, in priority order (the headline's runs first,
 //     Priority), within --budget. Each finished run is a record of the run store
-//     (sim/paper_run_store.h) and is not run again while its configuration, schedule
+//     (sim/report/run_store.h) and is not run again while its configuration, schedule
 //     fingerprint and model version match, so a rerun resumes and the store accumulates.
 //     With --whole on (the default outside quick mode) also the gradients themselves:
 //     ResNet-50 bf16 everywhere, ResNet-50 fp32 and BERT-large on a few cases
@@ -17,18 +17,17 @@
 //     fitted; ResNet-50, BERT-large; fp32,
 //     bf16), the step time = compute + (1 - overlap) * allreduce, slowdowns, throughput
 //     with the chips that are gone or idle; and the step with gradient buckets
-//     (sim/gradient_buckets.h) overlapping the backward pass, each bucket size class
+//     (sim/report/gradient_buckets.h) overlapping the backward pass, each bucket size class
 //     simulated (not in quick mode).
-//  4. Availability: the Monte Carlo of sim/availability.h on the largest machine, with
+//  4. Availability: the Monte Carlo of sim/report/availability.h on the largest machine, with
 //     the degraded speeds of step 3 (ft2d).
 //  5. OUT/results.md, OUT/img/*.png (+ svg, gp), OUT/paper_data.json (every number).
 //
-// The steps are Report's stages (sim/paper_report_impl.h): the options in
-// paper_report_opts.cpp, the points in paper_report_points.cpp, the fits and the training
-// model in paper_report_fit.cpp, the page's sections in paper_report_page.cpp and the
-// availability section in paper_report_avail.cpp, the bucket section in
-// paper_report_buckets.cpp.
-#include "sim/paper_report.h"
+// The steps are Report's stages (sim/report/impl.h), in sim/report/: the options in
+// opts.cpp, the points in plan.cpp and their runs in runs.cpp, the fits and the training
+// model in fit.cpp, the page's sections in page.cpp, the availability section in
+// avail.cpp, the bucket section in buckets.cpp, the latency sensitivity in latency.cpp.
+#include "sim/report/paper_report.h"
 
 #include <algorithm>
 #include <chrono>
@@ -38,7 +37,8 @@
 #include <memory>
 
 #include "sim/cli.h"
-#include "sim/paper_report_impl.h"
+#include "sim/io.h"
+#include "sim/report/impl.h"
 #include "sim/sweep.h"
 
 namespace fm {

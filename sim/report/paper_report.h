@@ -1,8 +1,8 @@
 // faultmesh report paper: the Kumar & Jouppi experiment as one command (docs/results.md).
-// Runs the allreduce cases as child processes into the run store (sim/paper_run_store.h),
+// Runs the allreduce cases as child processes into the run store (sim/report/run_store.h),
 // simulates the gradients whole where the page needs them and fits time = a + b * bytes
 // per case for the rest (checked against the whole runs), models the training step, runs
-// the availability Monte Carlo (sim/availability.h) and writes results.md with its figures.
+// the availability Monte Carlo (sim/report/availability.h) and writes results.md with its figures.
 #pragma once
 #include <string>
 #include <utility>
@@ -26,7 +26,5 @@ LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy);
 // and headers) at one flit per cycle, which grows linearly with the bytes. Returns the
 // first of `bytes` at which f.at(x) < bound_us_per_byte * x, or 0 when none is.
 double fit_below_bound(const LinearFit& f, double bound_us_per_byte, const std::vector<double>& bytes);
-
-int cmd_report(const std::vector<std::string>& args);
 
 }  // namespace fm

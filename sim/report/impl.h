@@ -1,7 +1,7 @@
-// The parts of `faultmesh report paper` (sim/paper_report.h) that its files share: the
+// The parts of `faultmesh report paper` (sim/report/paper_report.h) that its files share: the
 // options, the machines, cases and points, the fitted series, and the Report whose stages
-// cmd_report runs in order (each stage is defined in the file named beside it: points.cpp
-// for sim/paper_report_points.cpp, and so on). Private to sim/paper_report*.cpp.
+// cmd_report runs in order (each stage is defined in the file of sim/report/ named beside
+// it). Private to sim/report/.
 #pragma once
 #include <cstdint>
 #include <cmath>
@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/availability.h"
-#include "sim/gradient_buckets.h"
-#include "sim/paper_report.h"
-#include "sim/paper_run_store.h"
+#include "sim/report/availability.h"
+#include "sim/report/gradient_buckets.h"
+#include "sim/report/paper_report.h"
+#include "sim/report/run_store.h"
 #include "sim/slurm.h"
 
 namespace fm::paper_report {
@@ -115,7 +115,7 @@ struct Gradient {
 struct Opts {
   bool quick = false;
   std::string out, runs;
-  std::string store;         // the run store (sim/paper_run_store.h), default OUT/paper/runs.jsonl
+  std::string store;         // the run store (sim/report/run_store.h), default OUT/paper/runs.jsonl
   double budget_s = 0;       // --budget: start no run its estimate says ends later (0: no limit)
   bool render_only = false;  // --render-only: the page from the store, nothing run
   std::string backend = "local";  // local: child processes here; slurm: one job array per batch
@@ -147,7 +147,7 @@ struct Opts {
   std::vector<std::string> argv;  // as given, for the report's header
 };
 
-// --- shared helpers (sim/paper_report.cpp) ---------------------------------------------
+// --- shared helpers (sim/report/paper_report.cpp) ---------------------------------------------
 
 // A number with `prec` decimals, "n/a" when not finite.
 std::string fmt(double v, int prec = 3);
@@ -156,13 +156,13 @@ std::string tag(bool simulated);
 // Bytes as the report names them: 1MiB, 64KiB, else the plain number.
 std::string size_str(uint64_t b);
 
-// --- options (sim/paper_report_opts.cpp) -------------------------------------------------
+// --- options (sim/report/opts.cpp) -------------------------------------------------
 
 // The report's options from its arguments (after "paper"); prints the help and sets
 // *help instead when asked. Throws UsageError on bad input.
 Opts parse_opts(const std::vector<std::string>& args, bool* help);
 
-// --- analysis (sim/paper_report_fit.cpp) -------------------------------------------------
+// --- analysis (sim/report/fit.cpp) -------------------------------------------------
 
 struct Series {  // one (machine, case, algorithm): its simulated sizes and their fit
   std::vector<std::pair<double, double>> xy;  // (bytes, time_us)
@@ -191,6 +191,9 @@ std::string skey(const Machine& m, const std::string& c, const std::string& a, i
 // simulator's cycle guard counts it) rounded up to 8 flits, so one VC alone keeps a link
 // busy and a long link costs latency, not bandwidth.
 int buf_for_latency(int lat);
+
+// A coordinate as the options write it: "x,y".
+inline std::string bstr(int x, int y) { return std::to_string(x) + "," + std::to_string(y); }
 
 // A number for `bytes` from a series: simulated when that exact size was run (fitted or
 // not), else from the fit; not ok when neither.
@@ -279,16 +282,15 @@ struct Report {
   // The machine with the most chips (the first of them): heatmaps and availability.
   const Machine& biggest() const;
 
-  // 1. (points.cpp) The machines, their cases and one point per case, algorithm and size.
+  // 1. (plan.cpp) The machines, their cases and one point per case, algorithm and size.
   void plan_points();
   void plan_whole();  // the whole-size runs (--whole), called by plan_points()
-  // (points.cpp) --plan: the runs plan_points() chose, which are done, and the work left.
+  // (plan.cpp) --plan: the runs plan_points() chose, which are done, and the work left.
   void print_plan(std::ostream& out) const;
-  // (points.cpp) Every point in the order the report runs them (Priority).
+  // (plan.cpp) Every point in the order the report runs them (Priority).
   std::vector<const Point*> ordered_points() const;
-  // 1. (points.cpp) Runs the points (mid-allreduce ones, fitted and whole-size, after the
-  // fault-free runs they time their failure from); the extrapolation check's larger runs
-  // and the whole-size runs go with the first batch.
+  // 1. (runs.cpp) Runs the points not in the run store, in priority order (a mid-run
+  // failure once the fault-free run it times its failure from has ended).
   void run_all_points();
   // 2. (fit.cpp) Groups the outcomes into series and fits each one without a failed run.
   void fit_series();
@@ -372,5 +374,13 @@ struct Report {
   // prints the files written.
   void write_files();
 };
+
+// (runs.cpp) Whether the run store has a valid record for p (a mid-run point's only
+// when its fault-free run is stored too: its failure cycle comes from that run).
+const Json* stored_point(const Report& r, const Point& p);
+// (runs.cpp) The seconds a point's run is expected to take here: its chip-GB at the rate
+// the store measured on this host's CPU with this many threads (the default rate before
+// it has one).
+double expected_seconds(const Report& r, const Point& p);
 
 }  // namespace fm::paper_report

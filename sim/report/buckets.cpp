@@ -1,4 +1,4 @@
-// faultmesh report paper: the training step with gradient buckets (sim/gradient_buckets.h)
+// faultmesh report paper: the training step with gradient buckets (sim/report/gradient_buckets.h)
 // overlapping the backward pass, beside the conservative no-overlap step of the training
 // table. Every bucket's allreduce is timed at its size class, simulated on the fault-free
 // and centre-board cases (--bucket-runs, default on outside quick mode), else from the fit.
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "sim/paper_report_impl.h"
+#include "sim/report/impl.h"
 
 namespace fm::paper_report {
 
@@ -60,7 +60,7 @@ void Report::write_buckets() {
      << fmt(o.bucket_mib, 2) << " MiB (`--bucket-mb`, DDP's default bucket_cap_mb = 25; a layer is never split), "
      << "and each bucket is allreduced as soon as it is full and the previous bucket's allreduce has finished, "
      << "so the allreduces run during the rest of the backward pass. The per-layer gradient sizes and forward "
-     << "multiply-accumulates are data (sim/data/: torchvision's ResNet-50 v1.5 at 224x224, "
+     << "multiply-accumulates are data (sim/report/data/: torchvision's ResNet-50 v1.5 at 224x224, "
      << table_size(resnet50_layers()) << "; bert-large-uncased at sequence 512, " << table_size(bert_large_layers())
      << "), scaled to "
      << "the gradient's parameter count. The forward pass takes a third of the compute time and the backward pass "

@@ -10,8 +10,9 @@
 #include <sstream>
 
 #include "sim/cli.h"
+#include "sim/io.h"
 #include "sim/options.h"
-#include "sim/report.h"
+#include "sim/summary.h"
 #include "tb/util/parse.h"
 #include "tb/isolated.h"
 #include "tb/memory.h"

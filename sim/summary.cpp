@@ -1,4 +1,4 @@
-#include "sim/report.h"
+#include "sim/summary.h"
 
 #include "tb/util/json_io.h"
 
