@@ -1,6 +1,6 @@
 // faultmesh view: the HTML page of a run (sim/view.h). The C++ side turns each run JSON
 // into a compact "page data" object (the page's only input, docs/view.md) and embeds it
-// with the page's script and styles (sim/view_page.h) into one file.
+// with the page's script and styles (sim/templates/view_page.html) into one file.
 #include "sim/view.h"
 
 #include <sys/stat.h>
@@ -18,9 +18,22 @@
 #include "sim/po_error.h"
 #include "sim/sweep.h"
 #include "tb/util/parse.h"
-#include "sim/view_page.h"
 
 namespace fm {
+
+// The page of a run (sim/templates/view_page.html, compiled in by sim/CMakeLists.txt):
+// styles and script inline, the run data in a JSON script element (@DATA@, the page
+// data below), nothing loaded from anywhere. docs/view.md describes every element. The
+// script renders the machine as SVG, one element per link direction, and recolours it
+// for the window the scrubber (or the URL: #w=N, the Nth window of the first run, or
+// #cycle=C; &link=x,y:D or &chip=x,y hovers one) selects; the DOM carries what is shown
+// (data-window, data-flits, data-util, class "dead") so a headless browser test can read
+// it back. Errors in the page are listed in #errors.
+extern const char* const kViewPage;
+// The sweep directory's index.html (sim/templates/sweep_index.html; write_sweep_index):
+// the figures, and the points' table, sortable by clicking a column header (numbers as
+// numbers).
+extern const char* const kSweepIndexPage;
 
 namespace po = boost::program_options;
 using Json = nlohmann::json;
