@@ -10,10 +10,10 @@
 //            replaces them all (it was itself made to wait for them, so waiting for the
 //            copy implies the rest); a reduce joins them. The copy stays: a second reduce
 //            after it must wait for it too, and waiting for the first reduce would not
-//            do, since reduces do not wait for each other. (Until 2026-12-03 a reduce
-//            dropped the copy, so copy, reduce, reduce into one range let the second
-//            reduce land before the copy, which then overwrote it. No algorithm's
-//            schedule has that pattern; resume's continuations do.)
+//            do, since reduces do not wait for each other: dropping the copy would let
+//            the second of copy, reduce, reduce into one range land before the copy,
+//            which would then overwrite it. No algorithm's schedule has that pattern;
+//            resume's continuations do (CollectiveDeps.EveryReduceAfterACopyWaitsForIt).
 //   readers  the earlier transfers out of the segment a later write must wait for
 //            (write-after-read). A copy clears them (it waited for them, and any later
 //            write waits for the copy); a reduce does not, since a later reduce does not

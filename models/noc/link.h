@@ -320,9 +320,9 @@ class Link : public sc_core::sc_module {
   // sender writes a flit and reads its credit back, the receiver reads the flit and sends
   // the credit), so every control field of both sides is in one cache line, followed by
   // the credit ring's inline slots: the first of them is in that line too (the ring
-  // restarts at slot 0 whenever it drains). They used to be two lines, one per side;
-  // fitting them in one (16-bit masks and latencies, port numbers instead of port bits,
-  // ring pointers computed from the masks) saves a line per flit at each end of a link.
+  // restarts at slot 0 whenever it drains). Fitting them in one (16-bit masks and
+  // latencies, port numbers instead of port bits, ring pointers computed from the
+  // masks) rather than one per side saves a line per flit at each end of a link.
   // On a 32x32 torus the whole network does not stay in cache, and every line is a miss.
   static constexpr size_t kInlineSlots = 8;     // flit latency up to 6
   static constexpr size_t kInlineCredits = 64;  // VCs x buffer depth up to 63

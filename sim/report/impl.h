@@ -312,14 +312,14 @@ struct Report {
   void write_assumptions();
   // (page.cpp) Every simulated run and its slowdown, then the failed runs' reasons.
   void write_runs();
-  // (page.cpp) The fitted a and b of every series with their residuals.
+  // (tables.cpp) The fitted a and b of every series with their residuals.
   void write_fits();
   // (page.cpp) The set-up's line on what is simulated whole (--whole) and what is fitted.
   std::string whole_text() const;
-  // (page.cpp) "Extrapolation check: fits against larger runs": the check's larger runs
+  // (tables.cpp) "Extrapolation check: fits against larger runs": the check's larger runs
   // and the whole-size runs against their fits' predictions, with the largest error.
   void write_checks();
-  // (page.cpp) Per machine, the training step of every gradient, case and algorithm.
+  // (tables.cpp) Per machine, the training step of every gradient, case and algorithm.
   void write_training();
   // (buckets.cpp) The step of gradient g with buckets on (m, case c, algorithm a); sim
   // only when every bucket's class was simulated; not ok when a class has no number.
@@ -341,14 +341,14 @@ struct Report {
   std::vector<const Machine*> latency_machines() const;
   // (latency.cpp) The headline's rows at each link latency of --latency-sensitivity.
   void write_latency();
-  // (page.cpp) Adds to `unphysical` the first gradient size at which series s's fit is
+  // (tables.cpp) Adds to `unphysical` the first gradient size at which series s's fit is
   // below its link-load bound, named `what` (write_fits, write_latency).
   void check_fit(const Series& s, const std::string& what);
-  // (page.cpp) The physics checks' failures found by write_fits and write_training.
+  // (tables.cpp) The physics checks' failures found by write_fits and write_training.
   void write_physics();
-  // (page.cpp) Sentences generated from the BERT-large fp32 numbers.
+  // (tables.cpp) Sentences generated from the BERT-large fp32 numbers.
   void write_observations();
-  // (page.cpp) The mid-allreduce failure case as a cost per event: its timeline split per
+  // (mid.cpp) The mid-allreduce failure case as a cost per event: its timeline split per
   // simulated run, the extra time per gradient and its amortised cost; or why it did not run.
   void write_mid();
   // The extra time (ms) one mid-allreduce failure adds to the step with `algo` and
