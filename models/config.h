@@ -141,6 +141,33 @@ struct TrafficConfig {
 };
 
 // Phases and guards of one run (tb/traffic_run.h).
+// The clock kernel's choices (models/noc/clock.h). None changes a result (the same
+// results at any setting, checked by sim/check_identical.sh); they choose where and how a
+// cycle is evaluated, and tests and measurements set them to reach paths a small run
+// would not take on its own.
+struct KernelOptions {
+  // The fewest awake units for a cycle to run on the worker threads (0: the measured
+  // default, Clock::kParallelMin; 1: every cycle, small meshes too).
+  uint64_t parallel_min = 0;
+  // Each eligible cycle on the workers or the calling thread, whichever the kernel
+  // measures faster (Measured), or on the workers whatever it costs (Always: to measure
+  // the barriers).
+  enum class Parallel { Measured, Always } parallel = Parallel::Measured;
+  // The prefetch hints: measured (Auto), always (On) or never (Off), at any size.
+  enum class Prefetch { Auto, On, Off } prefetch = Prefetch::Auto;
+};
+
+template <>
+struct EnumNames<KernelOptions::Parallel> {
+  static constexpr EnumName<KernelOptions::Parallel> table[] = {{KernelOptions::Parallel::Measured, "measured"},
+                                                                {KernelOptions::Parallel::Always, "always"}};
+};
+template <>
+struct EnumNames<KernelOptions::Prefetch> {
+  static constexpr EnumName<KernelOptions::Prefetch> table[] = {
+      {KernelOptions::Prefetch::Auto, "auto"}, {KernelOptions::Prefetch::On, "on"}, {KernelOptions::Prefetch::Off, "off"}};
+};
+
 struct RunConfig {
   Cycle warmup = 2000;         // cycles of injection before measurement starts
   Cycle cycles = 20000;        // measurement window (cycles of injection after warm-up)
@@ -150,6 +177,7 @@ struct RunConfig {
                                // (allreduce_cycle_limit(), tb/allreduce_run.h)
   Cycle util_window = 1024;    // allreduce: link utilization sampled per window (multiple of 256)
   int threads = 0;             // worker threads per cycle (0: the machine's cores; models/noc/clock.h)
+  KernelOptions kernel;        // how the clock kernel evaluates a cycle (never changes a result)
   uint64_t mem_limit = 0;      // refuse runs estimated above this many bytes (0: MemAvailable; tb/memory.h)
   uint64_t seed = 1;
 };

@@ -8,8 +8,8 @@
 # THREADS: thread counts for NEW_BIN (e.g. 1 2 3 8); OLD_BIN then runs with --threads 1
 # and NEW_BIN once per count, so OLD_BIN = NEW_BIN checks that the parallel kernel gives
 # the serial results (models/noc/clock.h). Without them both run with their defaults.
-# NEW_BIN runs with FAULTMESH_PARALLEL_MIN=1: every cycle on the workers, small meshes too;
-# and FAULTMESH_PREFETCH=1: the clock's prefetch hints on at every size.
+# NEW_BIN runs with --parallel-min 1: every cycle on the workers, small meshes too; and
+# --prefetch on: the clock's prefetch hints on at every size.
 # CHECK_IDENTICAL_QUICK=1 runs every third configuration (the default suite's short form),
 # CHECK_IDENTICAL_QUICK=rest the other two thirds (the stress label's).
 set -u
@@ -93,7 +93,7 @@ for c in "${checks[@]}"; do
   for nr in "${new_runs[@]}"; do
     ncsv=(); case $c in traffic*) ncsv=(--csv "$dir/new$i.csv");; esac
     # shellcheck disable=SC2086
-    if ! FAULTMESH_PARALLEL_MIN=1 FAULTMESH_PREFETCH=1 $new $c $nr -q --json "$dir/new$i.json" "${ncsv[@]}" > "$dir/new$i.out" 2>&1; then echo "new binary failed: $c $nr"; fi
+    if ! $new $c $nr --parallel-min 1 --prefetch on -q --json "$dir/new$i.json" "${ncsv[@]}" > "$dir/new$i.out" 2>&1; then echo "new binary failed: $c $nr"; fi
     if [ ! -s "$dir/old$i.json" ] || [ ! -s "$dir/new$i.json" ]; then
       echo "MISSING JSON: $c $nr"; fail=1; continue
     fi
@@ -115,7 +115,7 @@ for fmt in vcd fst; do
   for nr in "${new_runs[@]}"; do
     rm -f "$dir/new.$fmt"
     # shellcheck disable=SC2086
-    FAULTMESH_PARALLEL_MIN=1 FAULTMESH_PREFETCH=1 $new $wave $nr --$fmt "$dir/new.$fmt" > /dev/null 2>&1
+    $new $wave $nr --parallel-min 1 --prefetch on --$fmt "$dir/new.$fmt" > /dev/null 2>&1
     compare "$wave $nr --$fmt" "$dir/old.$fmt" "$dir/new.$fmt"
   done
 done

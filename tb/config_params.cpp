@@ -504,6 +504,30 @@ std::vector<Param> make_params() {
                                   : "";
                      };
                    }));
+  // The clock kernel's choices (models/config.h KernelOptions): for tests and
+  // measurements that need a path a run would not take on its own.
+  t.push_back(with(text_row("parallel-min", S::Network, kRuns, "run.kernel.parallel_min", "auto or 1..",
+                            [](const std::string& s, Config* c) -> std::string {
+                              uint64_t v = 0;
+                              if (!auto_or_count(s, UINT32_MAX, &v)) return "allowed auto or a whole number 1..4294967295";
+                              c->run.kernel.parallel_min = v;
+                              return "";
+                            },
+                            nullptr,
+                            "the fewest awake units for a cycle to run on the worker threads (auto: the measured "
+                            "default; 1: every cycle, to check that small runs give the one-thread results)"),
+                   [](Param& p) { p.default_text = "auto", p.echoed = false; }));
+  t.push_back(with(FM_ENUM_ROW("parallel", S::Network, kRuns, "run.kernel.parallel", KernelOptions::Parallel,
+                               run.kernel.parallel,
+                               "with 2+ threads, each eligible cycle on the workers or the calling thread, whichever "
+                               "measures faster (measured), or on the workers whatever it costs (always: to measure "
+                               "the barriers; docs/performance.md)"),
+                   [](Param& p) { p.echoed = false; }));
+  t.push_back(with(FM_ENUM_ROW("prefetch", S::Network, kRuns, "run.kernel.prefetch", KernelOptions::Prefetch,
+                               run.kernel.prefetch,
+                               "the clock kernel's prefetch hints: measured on large runs (auto), or on or off at "
+                               "any size (docs/performance.md)"),
+                   [](Param& p) { p.echoed = false; }));
   t.push_back(with(text_row("mem-limit", S::Network, kRuns | kRoutes, "run.mem_limit", "auto or bytes",
                             [](const std::string& s, Config* c) -> std::string {
                               if (s == "auto") {

@@ -43,15 +43,6 @@ void Clock::add(Clocked* u) {
   if (groups_.size() > 1) regroup((int)groups_.size());
 }
 
-size_t Clock::parallel_min() {
-  static const size_t n = [] {
-    const char* e = std::getenv("FAULTMESH_PARALLEL_MIN");
-    const long v = e ? std::atol(e) : 0;
-    return v > 0 ? (size_t)v : size_t(48);
-  }();
-  return n;
-}
-
 int Clock::threads_for(int requested) {
   if (requested > 0) return requested;
   cpu_set_t set;
@@ -291,18 +282,14 @@ void Clock::evaluate() {
   for (auto& g : groups_) awake += g->awake.size();
   const int n = (int)groups_.size();
   const bool eligible = n > 1 && awake >= parallel_min();
-  // FAULTMESH_PARALLEL_ALWAYS=1: every cycle with enough awake units on the workers,
-  // whatever it costs (to measure the barriers' cost, docs/performance.md).
-  static const bool always = [] {
-    const char* e = std::getenv("FAULTMESH_PARALLEL_ALWAYS");
-    return e && *e == '1';
-  }();
-  // FAULTMESH_PREFETCH=1 or 0: the hints always or never, at any size, unmeasured (tests
-  // run the hints on small meshes with it, and measurements compare the two ways).
-  static const int forced = [] {
-    const char* e = std::getenv("FAULTMESH_PREFETCH");
-    return e && (*e == '0' || *e == '1') ? *e - '0' : -1;
-  }();
+  // parallel_always: every cycle with enough awake units on the workers, whatever it
+  // costs (to measure the barriers' cost, docs/performance.md).
+  const bool always = opts_.parallel == KernelOptions::Parallel::Always;
+  // prefetch On or Off: the hints always or never, at any size, unmeasured (tests run the
+  // hints on small meshes with it, and measurements compare the two ways).
+  const int forced = opts_.prefetch == KernelOptions::Prefetch::Auto ? -1
+                     : opts_.prefetch == KernelOptions::Prefetch::On ? 1
+                                                                      : 0;
   const bool measure_pf = forced < 0 && awake >= kPrefetchMin;
   const bool timed = eligible || measure_pf;
   prefetch_ = forced >= 0 ? forced == 1 : measure_pf && pf_.mode;

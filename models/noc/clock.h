@@ -56,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "models/config.h"
 #include "models/noc/types.h"
 
 namespace fm {
@@ -150,6 +151,8 @@ class Clock : public sc_core::sc_module {
   // Splits the units into n groups evaluated by n threads (n >= 1; the default is 1).
   // Called before the simulation starts or between cycles, never from a unit.
   void set_threads(int n);
+  // How cycles are evaluated (models/config.h KernelOptions); never changes a result.
+  void set_options(const KernelOptions& o) { opts_ = o; }
   int threads() const { return (int)groups_.size(); }
   // The threads a run uses for a requested count (0: the cores this process may run on).
   static int threads_for(int requested);
@@ -209,10 +212,12 @@ class Clock : public sc_core::sc_module {
  private:
   static constexpr Cycle kRing = 1024;
   // Below this many awake units a cycle runs on the calling thread alone: waking the
-  // workers and two barriers cost more than the units' work (docs/performance.md). The
-  // environment variable FAULTMESH_PARALLEL_MIN overrides it (1: every cycle runs on
-  // the workers), for the checks that small runs give the serial results.
-  static size_t parallel_min();
+  // workers and two barriers cost more than the units' work (docs/performance.md).
+  // KernelOptions::parallel_min overrides it (1: every cycle runs on the workers), for
+  // the checks that small runs give the serial results.
+  static constexpr size_t kParallelMin = 48;
+  size_t parallel_min() const { return opts_.parallel_min ? (size_t)opts_.parallel_min : kParallelMin; }
+  KernelOptions opts_;
   // The first cycle starts after elaboration, once every unit's initial bookings are in.
   void start_of_simulation() override { start_.notify(sc_core::SC_ZERO_TIME); }
   // Advances the cycle, moves the units booked for it into their groups' awake lists

@@ -107,6 +107,12 @@ int cmd_bench(const std::vector<std::string>& args) {
     ("threads", po::value<std::string>()->default_value("1"),
      "thread counts to run each case with, e.g. 1,2 (speed-up and efficiency against the first)")
     ("json", po::value<std::string>(), "write the figures as JSON");
+  // The clock kernel's choices (models/config.h KernelOptions), the rows every simulating
+  // command takes: to measure the barriers, or the prefetch hints either way.
+  desc.add(schema_options("Clock kernel", Command::Traffic, [](const Param& p) {
+    return p.name == std::string("parallel") || p.name == std::string("parallel-min") ||
+           p.name == std::string("prefetch");
+  }));
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh bench [--repeat N] [--quick] [--case NAME] [--threads LIST] [--json FILE]\n"
@@ -148,6 +154,13 @@ int cmd_bench(const std::vector<std::string>& args) {
     }
     if (threads.empty()) throw UsageError("--threads: allowed a comma-separated list of 1..256, e.g. 1,2");
   }
+  // The kernel options given, as each case's run takes them: applied to a traffic
+  // case's Config, appended to an allreduce case's options.
+  std::vector<std::pair<const Param*, std::string>> kernel;
+  for (const Param& p : params())
+    if (vm.count(p.name) && !vm[p.name].defaulted() &&
+        (p.name == std::string("parallel") || p.name == std::string("parallel-min") || p.name == std::string("prefetch")))
+      kernel.push_back({&p, vm[p.name].as<std::string>()});
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   std::printf("%-29s %3s %8s %13s %13s %8s %8s %6s %9s %7s %10s\n", "case", "thr", "cycles",
               "router-cyc/s", "flit-hops/s", "wall s", "speedup", "eff", "peak RSS", "active", "chip-GB/s");
@@ -163,11 +176,13 @@ int cmd_bench(const std::vector<std::string>& args) {
           if (c.allreduce.empty()) {
             Config cfg = c.cfg;
             cfg.run.threads = nt;
+            for (const auto& [p, v] : kernel) apply_option(*p, v, &cfg);
             return result_json(run_traffic(cfg)).dump();
           }
           std::vector<std::string> args = c.allreduce;
           args.push_back("--threads");
           args.push_back(std::to_string(nt));
+          for (const auto& [p, v] : kernel) args.insert(args.end(), {"--" + std::string(p->name), v});
           po::options_description d;
           d.add(allreduce_options());
           po::variables_map avm;

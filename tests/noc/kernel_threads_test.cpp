@@ -4,9 +4,9 @@
 // gives, statistic for statistic: flits injected,
 // ejected and switched, packets delivered, every latency percentile, per-link
 // utilisation and the per-window link flit counts of the run page. Every cycle runs on
-// the workers (FAULTMESH_PARALLEL_MIN=1, FAULTMESH_PARALLEL_ALWAYS=1), so the outboxes,
-// the commit step and the barriers carry every send, with the clock's prefetch hints on
-// (FAULTMESH_PREFETCH=1; on their own they would run only on larger machines).
+// the workers (KernelOptions parallel_min 1, parallel Always), so the outboxes, the
+// commit step and the barriers carry every send, with the clock's prefetch hints on
+// (prefetch On; on their own they would run only on larger machines).
 //
 // These networks have routers and NIs only, evaluated by the clock: no SC_THREAD runs.
 // That is what lets sim/run_tsan_tests.sh run this file (with tests/noc/clock_test.cpp)
@@ -36,14 +36,12 @@ struct ThreadedRun {
 
 ThreadedRun run_with_threads(Config c, int threads) {
   c.run.threads = threads;
-  const nlohmann::json j = test::in_child([c] {
-    // Read once per process by the clock (models/noc/clock.cpp), here in the child before
-    // its first cycle: every cycle with an awake unit goes to the workers.
-    setenv("FAULTMESH_PARALLEL_MIN", "1", 1);
-    setenv("FAULTMESH_PARALLEL_ALWAYS", "1", 1);
-    setenv("FAULTMESH_PREFETCH", "1", 1);  // the prefetch hints run on the workers too
-    return nlohmann::json(result_json(run_traffic(c)));
-  });
+  // Every cycle with an awake unit goes to the workers, and the prefetch hints run there
+  // too (on their own they would run only on larger machines).
+  c.run.kernel.parallel_min = 1;
+  c.run.kernel.parallel = KernelOptions::Parallel::Always;
+  c.run.kernel.prefetch = KernelOptions::Prefetch::On;
+  const nlohmann::json j = test::in_child([c] { return nlohmann::json(result_json(run_traffic(c))); });
   ThreadedRun r;
   if (j.empty()) return r;
   r.ok = j.value("ok", false);
