@@ -7,24 +7,21 @@
 #include <sstream>
 
 #include "models/collective/algorithms.h"
+#include "models/noc/link.h"
+#include "models/noc/router.h"
 
 namespace fm {
 
 namespace {
 // Measured (docs/errors.md): peak RSS of `faultmesh traffic` and `allreduce` runs with
-// one parameter varied, divided by the number of items.
+// one parameter varied, divided by the number of items. What the model's own types
+// give is taken from them (Router::entry_bytes, Link::heap_bytes).
 constexpr double kBase = 12.0 * (1 << 20);   // program, SystemC kernel, libraries
-constexpr double kPerBufferSlot = 32;        // one flit slot of an input VC's first ring (its entry)
 constexpr double kPerChip = 16 << 10;        // router, NI, links, SystemC process
 constexpr double kPerRouteEntry = 9;         // 4-byte entry, held by the route set and the router
 constexpr double kPerTransfer = 80;          // schedule entry, dependency lists, run state
 constexpr double kPerDataWord = 9;           // a verified data word (one per flit of data)
 
-double pow2_at_least(int v) {
-  double p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 uint64_t clamp(double v) { return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v; }
 }  // namespace
 
@@ -59,15 +56,12 @@ MemoryEstimate estimate_network_memory(const NetworkConfig& n) {
   // its deeper slots are never touched until then: a buffer sized for a long link's credit
   // round trip costs what it holds. Charged: the first ring of every VC. (A run whose
   // deep buffers fill, under congestion, holds up to buf slots per VC: more than this.)
-  const double ring = std::min(n.buf, 8);
-  e.parts.push_back({"router buffers", clamp(chips * ports * n.vcs * ring * kPerBufferSlot)});
-  // Links longer than the inline rings (flit latency above 6, more than 63 credits in
-  // flight): a flit slot per cycle of latency (rounded up to a power of two, 32 bytes
-  // each), which a used link walks through entirely, and a credit ring that grows to
-  // about one credit per cycle of credit latency in a stream (8 bytes each).
-  double pipe = 0;
-  if (n.link_latency + 2 > 8) pipe += pow2_at_least(n.link_latency + 2) * 32;
-  if (n.credit_latency + 1 > 64) pipe += pow2_at_least(n.credit_latency + 1) * 8;
+  const double ring = std::min(n.buf, Router::first_ring_slots);
+  e.parts.push_back({"router buffers", clamp(chips * ports * n.vcs * ring * (double)Router::entry_bytes())});
+  // Links longer than the inline rings: a flit slot per cycle of latency (rounded up to a
+  // power of two), which a used link walks through entirely, and a credit ring that grows
+  // to about one credit per cycle of credit latency in a stream.
+  const double pipe = (double)Link::heap_bytes(n.link_latency, n.credit_latency);
   if (pipe > 0) e.parts.push_back({"link pipelines", clamp(chips * kNumNetPorts * pipe)});
   e.parts.push_back({"route tables", clamp(chips * chips * kPerRouteEntry)});
   e.parts.push_back({"routers, links and interfaces", clamp(chips * kPerChip + kBase)});

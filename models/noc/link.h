@@ -45,6 +45,16 @@ class Link : public sc_core::sc_module {
     cmax_ = (uint16_t)(n - 1);
     cmask_ = (uint16_t)(std::min(n, kInlineCredits) - 1);
   }
+  // Heap bytes a link of these latencies holds beyond the object itself (the memory
+  // estimate, tb/memory.cpp): its flit ring when it is longer than the inline slots, and
+  // its credit ring when a stream needs more than the inline credits (it holds about one
+  // credit per cycle of credit latency).
+  static size_t heap_bytes(int latency, int credit_latency) {
+    size_t b = 0;
+    if ((size_t)latency + 2 > kInlineSlots) b += pow2_at_least((size_t)latency + 2) * sizeof(Slot);
+    if ((size_t)credit_latency + 1 > kInlineCredits) b += pow2_at_least((size_t)credit_latency + 1) * sizeof(Credit);
+    return b;
+  }
   // The rings may be inside the object itself: a Link is never copied or moved.
   Link(const Link&) = delete;
   Link& operator=(const Link&) = delete;
@@ -324,6 +334,11 @@ class Link : public sc_core::sc_module {
   // latencies, port numbers instead of port bits, ring pointers computed from the
   // masks) rather than one per side saves a line per flit at each end of a link.
   // On a 32x32 torus the whole network does not stay in cache, and every line is a miss.
+  static size_t pow2_at_least(size_t v) {
+    size_t n = 1;
+    while (n < v) n <<= 1;
+    return n;
+  }
   static constexpr size_t kInlineSlots = 8;     // flit latency up to 6
   static constexpr size_t kInlineCredits = 64;  // VCs x buffer depth up to 63
   // The rings: inline when small (the usual case), else in flits_ / credits_.

@@ -63,6 +63,8 @@ class Router final : public RouterBase {
   // tests set it to the buffer depth (rings that never grow) and require the same
   // results byte for byte.
   static inline int first_ring_slots = 8;
+  // Bytes of one buffered flit slot (its entry): the memory estimate (tb/memory.cpp).
+  static constexpr size_t entry_bytes() { return sizeof(Entry); }
   const Link* in_link(Port p) const { return in_link_[p]; }
   const Link* out_link(Port p) const { return out_link_[p]; }
   // Input VC (p, v): ACTIVE (holds an output VC), flits buffered, and the output port
