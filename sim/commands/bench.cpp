@@ -28,6 +28,12 @@ struct Case {
   std::string group;                   // --case GROUP runs every case of the group
 };
 
+// The schema rows of the clock kernel's choices (models/config.h KernelOptions).
+bool is_kernel_row(const Param& p) {
+  const std::string n = p.name;
+  return n == "parallel" || n == "parallel-min" || n == "prefetch";
+}
+
 std::vector<Case> bench_cases(bool quick) {
   auto base = [](int w, int h, double rate, Cycle cycles) {
     Config c;
@@ -109,10 +115,7 @@ int cmd_bench(const std::vector<std::string>& args) {
     ("json", po::value<std::string>(), "write the figures as JSON");
   // The clock kernel's choices (models/config.h KernelOptions), the rows every simulating
   // command takes: to measure the barriers, or the prefetch hints either way.
-  desc.add(schema_options("Clock kernel", Command::Traffic, [](const Param& p) {
-    return p.name == std::string("parallel") || p.name == std::string("parallel-min") ||
-           p.name == std::string("prefetch");
-  }));
+  desc.add(schema_options("Clock kernel", Command::Traffic, is_kernel_row));
   po::variables_map vm;
   if (!parse_args(args, desc,
                   "usage: faultmesh bench [--repeat N] [--quick] [--case NAME] [--threads LIST] [--json FILE]\n"
@@ -158,9 +161,12 @@ int cmd_bench(const std::vector<std::string>& args) {
   // case's Config, appended to an allreduce case's options.
   std::vector<std::pair<const Param*, std::string>> kernel;
   for (const Param& p : params())
-    if (vm.count(p.name) && !vm[p.name].defaulted() &&
-        (p.name == std::string("parallel") || p.name == std::string("parallel-min") || p.name == std::string("prefetch")))
+    if (is_kernel_row(p) && vm.count(p.name) && !vm[p.name].defaulted())
       kernel.push_back({&p, vm[p.name].as<std::string>()});
+  {
+    Config scratch;  // a bad value is a usage error here, before any case runs
+    for (const auto& [p, v] : kernel) apply_option(*p, v, &scratch);
+  }
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   std::printf("%-29s %3s %8s %13s %13s %8s %8s %6s %9s %7s %10s\n", "case", "thr", "cycles",
               "router-cyc/s", "flit-hops/s", "wall s", "speedup", "eff", "peak RSS", "active", "chip-GB/s");
