@@ -4,6 +4,7 @@
 // the other for it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace fm {
@@ -63,9 +64,24 @@ enum class Order { XY, YX, Both };
 // where it closes, chain where it cannot).
 enum class Line { Ring, Chain, Auto };
 
+// A schedule's phase, as the code tells phases apart (names are for display and for
+// the command line's phase triggers): what it does, along which dimension of the
+// machine, and for which half of order both.
+enum class Step : uint8_t { ReduceScatter, AllGather, Fold, Unfold };
+enum class Dim : uint8_t { None, X, Y };
+enum class Half : uint8_t { Whole, XY, YX };
+struct Phase {
+  Step step = Step::ReduceScatter;
+  Dim dim = Dim::None;
+  Half half = Half::Whole;
+  bool operator==(const Phase& o) const { return step == o.step && dim == o.dim && half == o.half; }
+  bool fold() const { return step == Step::Fold || step == Step::Unfold; }
+};
+
 inline const char* to_string(Algo a) { return enum_name(a); }
 inline const char* to_string(Order o) { return enum_name(o); }
 inline const char* to_string(Line l) { return enum_name(l); }
+inline const char* to_string(Step s) { return enum_name(s); }
 // Each parser: true and *out set when s is one of the names to_string gives.
 inline bool parse_algo(const std::string& s, Algo* out) { return parse_enum(s, out); }
 inline bool parse_order(const std::string& s, Order* out) { return parse_enum(s, out); }
@@ -92,5 +108,33 @@ struct EnumNames<coll::Line> {
   static constexpr EnumName<coll::Line> table[] = {
       {coll::Line::Ring, "ring"}, {coll::Line::Chain, "chain"}, {coll::Line::Auto, "auto"}};
 };
+
+template <>
+struct EnumNames<coll::Step> {
+  static constexpr EnumName<coll::Step> table[] = {{coll::Step::ReduceScatter, "reduce-scatter"},
+                                                   {coll::Step::AllGather, "all-gather"},
+                                                   {coll::Step::Fold, "fold leaves"},
+                                                   {coll::Step::Unfold, "unfold leaves"}};
+};
+template <>
+struct EnumNames<coll::Dim> {
+  static constexpr EnumName<coll::Dim> table[] = {{coll::Dim::None, ""}, {coll::Dim::X, "x"}, {coll::Dim::Y, "y"}};
+};
+template <>
+struct EnumNames<coll::Half> {
+  static constexpr EnumName<coll::Half> table[] = {
+      {coll::Half::Whole, ""}, {coll::Half::XY, "xy half"}, {coll::Half::YX, "yx half"}};
+};
+
+namespace coll {
+// A phase's display name, from the name tables above: "reduce-scatter x (xy half)",
+// "all-gather", "fold leaves".
+inline std::string phase_name(const Phase& p) {
+  std::string n = enum_name(p.step);
+  if (p.dim != Dim::None) n += std::string(" ") + enum_name(p.dim);
+  if (p.half != Half::Whole) n += std::string(" (") + enum_name(p.half) + ")";
+  return n;
+}
+}  // namespace coll
 
 }  // namespace fm

@@ -211,12 +211,11 @@ std::unique_ptr<Machine> build_machine(const Config& cfg_in, const RunOptions& o
   // in a restarted run that has a phase of that name).
   for (const TimedFault& f : timed) {
     if (!f.by_phase()) continue;
-    const std::vector<std::string>& names = first->schedule().phase_names;
     std::string have;
     bool found = false;
-    for (const std::string& p : names) {
+    for (const coll::Phase& p : first->schedule().phases) {
       found |= phase_matches(f.phase, p);
-      have += (have.empty() ? "" : ", ") + phase_key(p);
+      have += (have.empty() ? "" : ", ") + phase_key(coll::phase_name(p));
     }
     if (!found)
       throw ConfigError("--fail-at " + to_string(f) + ": the " + coll::to_string(cfg.coll.algo) +
@@ -446,8 +445,8 @@ void measure(Machine& m, const LinkWindows& link_windows, bool ok, Cycle done, A
     r.bound_ratio = r.bound_cycles / r.cycles;
     r.topo_bound_ratio = r.topo_bound_cycles / r.cycles;
   }
-  for (size_t ph = 0; ph < sched.phase_names.size(); ++ph) {
-    PhaseTime t{sched.phase_names[ph], 0, 0};
+  for (size_t ph = 0; ph < sched.phases.size(); ++ph) {
+    PhaseTime t{coll::phase_name(sched.phases[ph]), 0, 0};
     if (run->phase_start(ph) != kNever) {
       t.start = run->phase_start(ph) - r.start_cycle;
       t.end = run->phase_end(ph) - r.start_cycle;

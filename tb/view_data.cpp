@@ -119,7 +119,7 @@ nlohmann::ordered_json chip_roles_json(const coll::Schedule& s, const Topology2D
                                        const std::vector<char>& dead, Cycle from_cycle,
                                        const std::string& algo) {
   const int chips = t.chips();
-  const size_t np = s.phase_names.size();
+  const size_t np = s.phases.size();
   // Per chip and phase: bit 0 sends, 1 receives, 2 a partner off its row, 3 a partner
   // off its column.
   std::vector<uint8_t> use((size_t)chips * np, 0);
@@ -129,7 +129,6 @@ nlohmann::ordered_json chip_roles_json(const coll::Schedule& s, const Topology2D
     use[(size_t)x.src * np + x.phase] |= 1 | off;
     use[(size_t)x.dst * np + x.phase] |= 2 | off;
   }
-  auto is_fold = [](const std::string& n) { return n.find("fold leaves") != std::string::npos; };
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (ChipId c = 0; c < (ChipId)chips; ++c) {
     std::vector<std::string> tags;
@@ -143,12 +142,12 @@ nlohmann::ordered_json chip_roles_json(const coll::Schedule& s, const Topology2D
       for (size_t p = 0; p < np; ++p) {
         const uint8_t u = use[(size_t)c * np + p];
         if (!u) continue;
-        if (s.phase_names[p] == "fold leaves") {
+        if (s.phases[p].step == coll::Step::Fold) {
           fold_send |= (u & 1) != 0;
           fold_recv |= (u & 2) != 0;
           continue;
         }
-        if (is_fold(s.phase_names[p])) continue;  // the unfold mirrors the fold
+        if (s.phases[p].step == coll::Step::Unfold) continue;  // it mirrors the fold
         tag(!(u & 4) ? "row ring" : !(u & 8) ? "column ring" : "ring");
       }
       if (fold_send) tag("leaf");
@@ -159,7 +158,7 @@ nlohmann::ordered_json chip_roles_json(const coll::Schedule& s, const Topology2D
     for (const std::string& v : tags) role += (role.empty() ? "" : ", ") + v;
     out.push_back({{"x", t.x(c)}, {"y", t.y(c)}, {"role", role}});
   }
-  return {{"from_cycle", from_cycle}, {"algo", algo}, {"phases", s.phase_names}, {"chips", out}};
+  return {{"from_cycle", from_cycle}, {"algo", algo}, {"phases", phase_names(s)}, {"chips", out}};
 }
 
 }  // namespace fm

@@ -50,7 +50,7 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const coll::Schedule> s, int chips,
   in_count.assign(chips, 0);
   for (const coll::Xfer& x : sc.xfers) total_words += x.len;
   for (const coll::Xfer& x : sc.xfers) ++in_count[x.dst];
-  phases = sc.phase_names.size();
+  phases = sc.phases.size();
   applied_by_chip.assign(chips, 0);
   first_send.assign((size_t)chips * phases, kNever);
   last_apply.assign((size_t)chips * phases, 0);

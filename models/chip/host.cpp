@@ -51,9 +51,9 @@ double Host::progress() const {
 Cycle Host::phase_started(const std::string& key) const {
   Cycle first = kNever;
   if (!run_) return first;
-  const std::vector<std::string>& names = run_->schedule().phase_names;
-  for (size_t p = 0; p < names.size(); ++p)
-    if (phase_matches(key, names[p])) first = std::min(first, run_->phase_start(p));
+  const std::vector<coll::Phase>& phases = run_->schedule().phases;
+  for (size_t p = 0; p < phases.size(); ++p)
+    if (phase_matches(key, phases[p])) first = std::min(first, run_->phase_start(p));
   return first;
 }
 

@@ -312,7 +312,7 @@ ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& n
   // of segments that run as they are or come by copy from where the result is.
   ScheduleBuilder b((int)N, W);
   for (size_t c = 0; c < N; ++c) b.set_participant((ChipId)c, live(c));
-  for (const std::string& name : next.phase_names) b.phase(name);
+  for (const Phase& ph : next.phases) b.phase(ph);
   for (const Xfer& x : next.xfers) p.next_words += x.len;
   for (size_t x = 0; x < nx; ++x) {
     const Xfer& xf = next.xfers[x];

@@ -163,8 +163,8 @@ namespace {
 void single_ring(ScheduleBuilder& b, const RingSpec& spec, uint32_t words, uint32_t chunk) {
   std::vector<Job> jobs;
   make_jobs(spec, 0, words, &jobs);
-  emit(b, jobs, true, b.phase("reduce-scatter"), chunk);
-  emit(b, jobs, false, b.phase("all-gather"), chunk);
+  emit(b, jobs, true, b.phase({Step::ReduceScatter}), chunk);
+  emit(b, jobs, false, b.phase({Step::AllGather}), chunk);
 }
 
 }  // namespace

@@ -35,12 +35,12 @@ ScheduleBuilder::ScheduleBuilder(int chips, uint32_t words, bool count_only) : c
 
 void ScheduleBuilder::set_participant(ChipId c, bool on) { s_.participant.at(c) = on ? 1 : 0; }
 
-int ScheduleBuilder::phase(const std::string& name) {
-  for (size_t i = 0; i < s_.phase_names.size(); ++i)
-    if (s_.phase_names[i] == name) return (int)i;
-  if (s_.phase_names.size() >= 255) throw std::logic_error("ScheduleBuilder: too many phases");
-  s_.phase_names.push_back(name);
-  return (int)s_.phase_names.size() - 1;
+int ScheduleBuilder::phase(const Phase& p) {
+  for (size_t i = 0; i < s_.phases.size(); ++i)
+    if (s_.phases[i] == p) return (int)i;
+  if (s_.phases.size() >= 255) throw std::logic_error("ScheduleBuilder: too many phases");
+  s_.phases.push_back(p);
+  return (int)s_.phases.size() - 1;
 }
 
 void ScheduleBuilder::add(ChipId src, ChipId dst, uint32_t offset, uint32_t len, bool reduce,
@@ -246,8 +246,10 @@ uint64_t fingerprint(const Schedule& s) {
   f.u32(s.words);
   f.u32((uint32_t)s.participant.size());
   for (char p : s.participant) f.byte(p != 0);
-  f.u32((uint32_t)s.phase_names.size());
-  for (const std::string& n : s.phase_names) {
+  // Phases by their display names, as the fingerprints in the run store were made.
+  f.u32((uint32_t)s.phases.size());
+  for (const Phase& p : s.phases) {
+    const std::string n = phase_name(p);
     f.u32((uint32_t)n.size());
     for (char c : n) f.byte((uint8_t)c);
   }

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "models/kinds.h"
 #include "models/noc/types.h"
 
 namespace fm::coll {
@@ -34,13 +35,13 @@ struct Xfer {
   ChipId src = 0, dst = 0;
   uint32_t offset = 0, len = 0;  // words
   uint8_t reduce = 0;            // 1: dst adds; 0: dst overwrites
-  uint8_t phase = 0;             // index into Schedule::phase_names
+  uint8_t phase = 0;             // index into Schedule::phases
 };
 
 struct Schedule {
   uint32_t words = 0;                    // buffer length in words
   std::vector<char> participant;         // per chip id: takes part (contributes, receives)
-  std::vector<std::string> phase_names;  // e.g. "reduce-scatter x", "all-gather x"
+  std::vector<Phase> phases;             // in order of first use; phase_name() shows one
   std::vector<Xfer> xfers;               // in sequential-semantics order
   // The dependencies, held the way the engines use them (one copy for the schedule and
   // its run): per transfer the number of its send (apply) dependencies, and the
@@ -57,6 +58,13 @@ struct Schedule {
   }
 };
 
+// The phases' display names, in phase order (the results' "phases", the run page).
+inline std::vector<std::string> phase_names(const Schedule& s) {
+  std::vector<std::string> n;
+  for (const Phase& p : s.phases) n.push_back(phase_name(p));
+  return n;
+}
+
 // Collects transfers in sequential-semantics order and derives the dependencies.
 class ScheduleBuilder {
  public:
@@ -64,8 +72,8 @@ class ScheduleBuilder {
   // called): the transfer count of a schedule in O(chips) memory (count_transfers).
   ScheduleBuilder(int chips, uint32_t words, bool count_only = false);
   void set_participant(ChipId c, bool on);
-  // Returns the phase index (creating the phase on first use of `name`).
-  int phase(const std::string& name);
+  // Returns the phase index (creating the phase on first use of `p`).
+  int phase(const Phase& p);
   void add(ChipId src, ChipId dst, uint32_t offset, uint32_t len, bool reduce, int phase);
   Schedule finish();  // computes the dependency lists; the builder is spent
   uint64_t added() const { return added_; }  // transfers added so far

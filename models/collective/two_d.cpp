@@ -258,11 +258,9 @@ struct Part {
 void emit_parts(const FaultSet& f, const AlgoParams& p, const Rect& r, const std::vector<Part>& parts,
                 uint32_t slices, ScheduleBuilder& b) {
   const uint32_t cw = p.chunk_words;
-  auto name = [&](const Part& pt, const char* what, bool first) {
-    const bool x = pt.xy == first;
-    std::string n = std::string(what) + (x ? " x" : " y");
-    if (parts.size() > 1) n += pt.xy ? " (xy half)" : " (yx half)";
-    return b.phase(n);
+  auto phase_of = [&](const Part& pt, Step step, bool first) {
+    const Half half = parts.size() == 1 ? Half::Whole : pt.xy ? Half::XY : Half::YX;
+    return b.phase({step, pt.xy == first ? Dim::X : Dim::Y, half});
   };
   auto chunked = [&](ChipId src, ChipId dst, uint32_t a, uint32_t bnd, bool reduce, int phase) {
     if (b.count_only()) return b.count(bnd > a ? (bnd - a + (uint64_t)cw - 1) / cw : 0);
@@ -298,7 +296,7 @@ void emit_parts(const FaultSet& f, const AlgoParams& p, const Rect& r, const std
     size_t levels = 0;
     for (const FoldPlan& fp : fold) levels = std::max(levels, fp.levels.size());
     if (levels > 0) {  // ft2d's leaves hand their data over, deepest first
-      const int pf = b.phase("fold leaves");
+      const int pf = b.phase({Step::Fold});
       for (size_t d = levels; d-- > 0;) {
         for (size_t i = 0; i < sp.size(); ++i)
           if (d < fold[i].levels.size())
@@ -322,18 +320,18 @@ void emit_parts(const FaultSet& f, const AlgoParams& p, const Rect& r, const std
               chunked(h.dst, h.src, h.a, h.b, false, phase);
           }
     };
-    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", true);
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = phase_of(sp[i], Step::ReduceScatter, true);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, true, ph[i], cw);
-    if (levels > 0) late(true, b.phase("fold leaves"));
-    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "reduce-scatter", false);
+    if (levels > 0) late(true, b.phase({Step::Fold}));
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = phase_of(sp[i], Step::ReduceScatter, false);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, true, ph[i], cw);
-    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", false);
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = phase_of(sp[i], Step::AllGather, false);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs2, false, ph[i], cw);
-    if (levels > 0) late(false, b.phase("unfold leaves"));
-    for (size_t i = 0; i < sp.size(); ++i) ph[i] = name(sp[i], "all-gather", true);
+    if (levels > 0) late(false, b.phase({Step::Unfold}));
+    for (size_t i = 0; i < sp.size(); ++i) ph[i] = phase_of(sp[i], Step::AllGather, true);
     for (size_t i = 0; i < sp.size(); ++i) emit(b, tl[i].rs1, false, ph[i], cw);
     if (levels > 0) {  // and get the result back, nearest first
-      const int pu = b.phase("unfold leaves");
+      const int pu = b.phase({Step::Unfold});
       for (size_t d = 0; d < levels; ++d) {
         for (size_t i = 0; i < sp.size(); ++i)
           if (d < fold[i].levels.size())
@@ -379,11 +377,11 @@ uint32_t both_split(const FaultSet& f, const AlgoParams& p, const Rect& r) {
     ScheduleBuilder tb(f.topology().chips(), kTestWords);
     emit_parts(f, q, r, {{i == 0, 0, kTestWords}}, 1, tb);
     const Schedule& s = tb.pending();
-    std::vector<std::map<std::pair<ChipId, ChipId>, uint64_t>> load(s.phase_names.size());
+    std::vector<std::map<std::pair<ChipId, ChipId>, uint64_t>> load(s.phases.size());
     for (const Xfer& x : s.xfers) load[x.phase][{x.src, x.dst}] += x.len;
     cost[i] = 0;
     for (size_t ph = 0; ph < load.size(); ++ph) {
-      if (s.phase_names[ph].find("fold") != std::string::npos) continue;
+      if (s.phases[ph].fold()) continue;
       uint64_t busiest = 0;
       for (const auto& l : load[ph]) busiest = std::max(busiest, l.second);
       cost[i] += (double)busiest;

@@ -318,8 +318,8 @@ std::string phase_key(const std::string& phase_name) {
   return k;
 }
 
-bool phase_matches(const std::string& key, const std::string& phase_name) {
-  const std::string p = phase_key(phase_name);
+bool phase_matches(const std::string& key, const coll::Phase& phase) {
+  const std::string p = phase_key(coll::phase_name(phase));
   return p.compare(0, key.size(), key) == 0 && (p.size() == key.size() || p[key.size()] == '-');
 }
 

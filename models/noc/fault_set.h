@@ -65,7 +65,7 @@ std::string to_string(const TimedFault& f);
 std::string phase_key(const std::string& phase_name);
 // Whether a phase trigger `key` names this phase: the whole key, or a prefix of it that
 // ends at a '-' ("reduce-scatter-y" names both halves of order both).
-bool phase_matches(const std::string& key, const std::string& phase_name);
+bool phase_matches(const std::string& key, const coll::Phase& phase);
 // The fault configuration with the timed faults in `upto` (indices) made permanent.
 FaultConfig with_timed(const FaultConfig& f, const std::vector<size_t>& upto);
 

@@ -97,9 +97,9 @@ static int draw(char** argv, int) {
   const Schedule s = build_schedule(f, p);
   const Topology2D& t = f.topology();
   int fold = -1, rs = -1;
-  for (size_t i = 0; i < s.phase_names.size(); ++i) {
-    if (s.phase_names[i] == "fold leaves") fold = (int)i;
-    if (s.phase_names[i] == "reduce-scatter x") rs = (int)i;
+  for (size_t i = 0; i < s.phases.size(); ++i) {
+    if (s.phases[i].step == Step::Fold) fold = (int)i;
+    if (s.phases[i] == Phase{Step::ReduceScatter, Dim::X}) rs = (int)i;
   }
   std::vector<long> next(t.chips(), -1), hand(t.chips(), -1);
   for (const Xfer& x : s.xfers) {

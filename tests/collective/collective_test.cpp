@@ -115,7 +115,7 @@ const Algo kAll[] = {Algo::Ring, Algo::BiRing, Algo::AltRing, Algo::TwoD,
 
 TEST(CollectiveDeps, ReduceAfterReduceCommutesCopyDoesNot) {
   ScheduleBuilder b(3, 10);
-  const int ph = b.phase("p");
+  const int ph = b.phase({Step::ReduceScatter});
   b.add(0, 1, 0, 4, true, ph);   // 0: reduce into chip 1 [0,4)
   b.add(2, 1, 2, 4, true, ph);   // 1: reduce into chip 1 [2,6): commutes with 0
   b.add(0, 1, 3, 2, false, ph);  // 2: copy into chip 1 [3,5): after both reduces
@@ -134,7 +134,7 @@ TEST(CollectiveDeps, ReduceAfterReduceCommutesCopyDoesNot) {
 TEST(CollectiveDeps, EveryReduceAfterACopyWaitsForIt) {
   ScheduleBuilder b(4, 4);
   for (ChipId c = 0; c < 4; ++c) b.set_participant(c, true);
-  const int ph = b.phase("p");
+  const int ph = b.phase({Step::ReduceScatter});
   b.add(0, 1, 0, 4, false, ph);  // 0: copy into chip 1
   b.add(2, 1, 0, 4, true, ph);   // 1: reduce into chip 1
   b.add(3, 1, 0, 4, true, ph);   // 2: reduce into chip 1: after 0, not after 1
@@ -147,7 +147,7 @@ TEST(CollectiveDeps, EveryReduceAfterACopyWaitsForIt) {
 
 TEST(CollectiveDeps, WriteAfterReadWaitsForTheRead) {
   ScheduleBuilder b(3, 8);
-  const int ph = b.phase("p");
+  const int ph = b.phase({Step::ReduceScatter});
   b.add(1, 2, 0, 4, true, ph);   // 0: chip 1 reads [0,4)
   b.add(0, 1, 2, 4, false, ph);  // 1: copy into chip 1 [2,6): must wait for read 0
   b.add(0, 1, 4, 4, true, ph);   // 2: reduce into chip 1 [4,8): after copy 1 (overlap)
@@ -160,7 +160,7 @@ TEST(CollectiveDeps, WriteAfterReadWaitsForTheRead) {
 
 TEST(CollectiveDeps, SendWaitsForEarlierWritesIntoItsRangeOnly) {
   ScheduleBuilder b(4, 8);
-  const int ph = b.phase("p");
+  const int ph = b.phase({Step::ReduceScatter});
   b.add(0, 1, 0, 4, true, ph);  // 0: into chip 1 [0,4)
   b.add(2, 1, 0, 2, true, ph);  // 1: into chip 1 [0,2)
   b.add(1, 3, 2, 2, true, ph);  // 2: chip 1 sends [2,4): needs 0, not 1
@@ -181,7 +181,7 @@ TEST(CollectiveDeps, RandomOrderCatchesAMissingDependency) {
   ScheduleBuilder b(2, 16);
   b.set_participant(0, true);
   b.set_participant(1, true);
-  const int ph = b.phase("p");
+  const int ph = b.phase({Step::ReduceScatter});
   b.add(0, 1, 0, 16, true, ph);
   b.add(1, 0, 0, 16, false, ph);
   Schedule s = b.finish();
@@ -629,7 +629,7 @@ TEST(CollectiveLoad, Ft2dTorusRowThatLostALinkRunsAsAChain) {
   p.slices = 1;
   const Schedule ring = build_schedule(FaultSet(n), p);
   bool folds = false;
-  for (const std::string& ph : ring.phase_names) folds = folds || ph == "fold leaves";
+  for (const Phase& ph : ring.phases) folds = folds || ph.step == Step::Fold;
   EXPECT_TRUE(folds);
 }
 
@@ -658,8 +658,8 @@ TEST(CollectiveLoad, Ft2dColumnGroupsCrossAnotherHolesLeafRowsStraight) {
     const Schedule s = check_sums(n, p);
     int column_xfers = 0;
     for (const Xfer& x : s.xfers) {
-      const std::string& ph = s.phase_names[x.phase];
-      if (ph != "reduce-scatter y" && ph != "all-gather y") continue;
+      if (s.phases[x.phase].dim != Dim::Y) continue;
+      const std::string ph = phase_name(s.phases[x.phase]);
       ++column_xfers;
       const std::string what = std::string(to_string(l)) + " " + ph + " " + std::to_string(t.x(x.src)) + "," +
                                std::to_string(t.y(x.src)) + " -> " + std::to_string(t.x(x.dst)) + "," +
@@ -700,7 +700,7 @@ TEST(CollectiveLoad, Ft2dOrderBothSplitFollowsEachHalfsCost) {
     const Schedule s = build_schedule(FaultSet(n), p);
     uint32_t end = 0;  // the xy half is [0, end)
     for (const Xfer& x : s.xfers)
-      if (s.phase_names[x.phase].find("(xy half)") != std::string::npos) end = std::max(end, x.offset + x.len);
+      if (s.phases[x.phase].half == Half::XY) end = std::max(end, x.offset + x.len);
     check_sums(n, p);
     return end;
   };
@@ -961,7 +961,7 @@ TEST(CollectiveLoad, Ft2dOrderBothHandsTheOtherSegmentsPiecesToLateParents) {
   const Topology2D& t = f.topology();
   uint64_t handed[12] = {};
   for (const Xfer& x : s.xfers)
-    if (s.phase_names[x.phase] == "fold leaves" && x.reduce && t.y(x.src) == 4 &&
+    if (s.phases[x.phase].step == Step::Fold && x.reduce && t.y(x.src) == 4 &&
         t.y(x.dst) == 3 && t.x(x.src) <= 11)
       handed[t.x(x.src)] += x.len;
   for (int x : {0, 1, 2, 3, 4, 6, 8, 10})

@@ -54,14 +54,14 @@ std::string listing(const Schedule& s) {
 TEST(Resume, HandWorkedPlans) {
   ScheduleBuilder ob(3, 8);
   for (ChipId c : {0, 1, 2}) ob.set_participant(c, true);
-  const int ph = ob.phase("p");
+  const int ph = ob.phase({Step::ReduceScatter});
   ob.add(0, 1, 0, 4, true, ph);
   ob.add(2, 1, 4, 4, true, ph);
   ob.add(1, 0, 0, 8, false, ph);
   const Schedule old = ob.finish();
   ScheduleBuilder nb(3, 8);
   for (ChipId c : {0, 1}) nb.set_participant(c, true);
-  nb.phase("p");
+  nb.phase({Step::ReduceScatter});
   nb.add(0, 1, 0, 4, true, ph);
   nb.add(0, 1, 4, 4, true, ph);
   nb.add(1, 0, 0, 8, false, ph);
@@ -110,13 +110,13 @@ TEST(Resume, FetchesAResultFromTheChipThatHoldsIt) {
   ScheduleBuilder ob(2, 4);
   ob.set_participant(0, true);
   ob.set_participant(1, true);
-  const int ph = ob.phase("p");
+  const int ph = ob.phase({Step::ReduceScatter});
   ob.add(0, 1, 0, 4, true, ph);
   const Schedule old = ob.finish();
   ScheduleBuilder nb(2, 4);
   nb.set_participant(0, true);
   nb.set_participant(1, true);
-  nb.phase("p");
+  nb.phase({Step::ReduceScatter});
   nb.add(1, 0, 0, 4, true, ph);
   nb.add(0, 1, 0, 4, false, ph);
   const Schedule next = nb.finish();
