@@ -56,14 +56,14 @@ void Report::write_availability() {
      << " holes, or one that cuts live chips off, falls back to (a); repaired boards rejoin at the next checkpoint. "
      << "Time-to-train = the job's wall time; goodput = its work / its wall time; "
      << "availability = fraction of the time the job runs. Mean and 95 % confidence interval (Student's t) over the jobs.\n\n"
-     << "Degraded speed in (b), from the " << (o.avail_model == "bert" ? "BERT-large" : "ResNet-50") << " "
-     << o.avail_dtype << " ft2d rows above: 1 hole = the mean of the centre, edge and corner cases, 2 holes = "
+     << "Degraded speed in (b), from the " << grad(o.avail_model, o.avail_dtype).model << " "
+     << enum_name(o.avail_dtype) << " ft2d rows above: 1 hole = the mean of the centre, edge and corner cases, 2 holes = "
      << "the two-board case (relative throughput, including the lost chips); a random hole set is assumed to cost "
      << "what these placements cost. (b') uses, per case, the fastest of ft2d, shrink and snake instead. Rates above 1 "
      << "(an algorithm with holes beating fault-free ft2d, the reference) are capped at 1 in the simulation.\n\n"
      << "| machine | rate 1 hole | rate 2 holes | policy | goodput | time-to-train (days) | availability | failures | stops |\n"
      << "|---|---|---|---|---|---|---|---|---|\n";
-  const Gradient& ag = grads[(o.avail_model == "bert" ? 2 : 0) + (o.avail_dtype == "bf16" ? 1 : 0)];
+  const Gradient& ag = grad(o.avail_model, o.avail_dtype);
   Json javail = Json::array();
   std::ostringstream ad;  // the figure's data rows
   bool avail_any = false;
@@ -131,7 +131,7 @@ void Report::write_availability() {
       NetworkConfig n;
       n.width = m.w;
       n.height = m.h;
-      n.topology = m.topo == "torus" ? Topology::Torus : Topology::Mesh;
+      n.topology = m.topo;
       for (int b : k) n.faults.boards.push_back({b % bw, b / bw});
       const bool u = FaultSet(n).connectivity().empty();
       memo[k] = u;
@@ -161,7 +161,7 @@ void Report::write_availability() {
     ad << "\"" << m.name() << "\" " << a.goodput.mean << " " << a.goodput.half << " " << b.goodput.mean << " "
        << b.goodput.half << " " << bb.goodput.mean << " " << bb.goodput.half << "\n";
     const double diff = b.goodput.mean - a.goodput.mean, err = a.goodput.half + b.goodput.half;
-    avail_note += "- " + m.mesh() + " " + m.topo + ": route-around goodput " + (diff >= 0 ? "exceeds" : "is below") +
+    avail_note += "- " + m.mesh() + " " + m.topo_name() + ": route-around goodput " + (diff >= 0 ? "exceeds" : "is below") +
                   " stop-and-repair by " + fmt(std::fabs(diff), 4) + (std::fabs(diff) > err ? "" : " (within the confidence intervals)") +
                   (diff < 0 ? ": with these step times a degraded machine running until the repair loses more than stopping does; "
                               "a faster fault-tolerant allreduce or a shorter repair time changes that" : "") + ".\n";

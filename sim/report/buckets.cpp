@@ -88,22 +88,22 @@ void Report::write_buckets() {
                     {"class_bytes", bucket_class(b.bytes)}, {"ready_ms", b.ready_ms}});
     }
     std::sort(sz.begin(), sz.end());
-    md << "| " << g.model << " " << g.dtype << " | " << fmt(mb(g.bytes()), 1) << " MB | " << bs.size() << " | "
+    md << "| " << g.model << " " << g.dtype() << " | " << fmt(mb(g.bytes()), 1) << " MB | " << bs.size() << " | "
        << fmt(mb((double)sz.front()), 2) << " / " << fmt(mb((double)sz[sz.size() / 2]), 2) << " / "
        << fmt(mb((double)sz.back()), 2) << " | " << cls.size() << " | " << fmt(bs.back().ready_ms, 2) << " |\n";
-    jb["gradients"].push_back({{"model", g.model}, {"dtype", g.dtype}, {"buckets", jl}});
+    jb["gradients"].push_back({{"model", g.model}, {"dtype", g.dtype()}, {"buckets", jl}});
   }
   md << "\n";
 
   // Per machine: the step with buckets against the no-overlap step, fault-free and centre board.
   Json rows = Json::array();
   for (const Machine& m : machines) {
-    md << "### " << m.mesh() << " " << m.topo << " (" << m.chips() << " chips)\n\n"
+    md << "### " << m.mesh() << " " << m.topo_name() << " (" << m.chips() << " chips)\n\n"
        << "| gradient | case | algorithm | allreduces (ms, sum of buckets) | step no overlap (ms) | step with buckets (ms) | exposed (ms) | hidden | throughput no overlap | throughput with buckets | source |\n"
        << "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Gradient& g : grads) {
       const size_t nb = buckets_of(g).size();
-      const std::string gn = m.name() + " " + g.model + " " + g.dtype;
+      const std::string gn = m.name() + " " + g.model + " " + g.dtype();
       const Series& sff = series[skey(m, "faultfree", "ft2d")];
       const Bucketed ff = bucketed(m, "faultfree", "ft2d", g);
       const Train ff0 = train(sff, g, 0);
@@ -113,7 +113,7 @@ void Report::write_buckets() {
           const Series& s = series[skey(m, c, a)];
           const Train t0 = train(s, g, 0);
           const Bucketed b = bucketed(m, c, a, g);
-          md << "| " << g.model << " " << g.dtype << " | " << cit->title << " | " << a;
+          md << "| " << g.model << " " << g.dtype() << " | " << cit->title << " | " << a;
           if (!t0.ok || !b.ok || !ff.ok || !ff0.ok) {
             md << " | n/a | n/a | n/a | n/a | n/a | n/a | n/a | "
                << (!s.error.empty() ? s.error : t0.pending ? "pending" : t0.cut ? "cut (see the headline)" : "no fit") << " |\n";
@@ -129,7 +129,7 @@ void Report::write_buckets() {
             unphysical.push_back(gn + " " + c + " " + a + ": throughput with buckets " + fmt(thr, 4) + " with " +
                                  std::to_string(t0.workers) + " of " + std::to_string(m.chips()) +
                                  " chips working, from a fit");
-          rows.push_back({{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"case", c}, {"algo", a},
+          rows.push_back({{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"case", c}, {"algo", a},
                           {"buckets", nb}, {"comm_ms", b.st.comm_ms}, {"step_no_overlap_ms", t0.step_ms},
                           {"step_ms", b.st.step_ms}, {"exposed_ms", b.st.exposed_ms},
                           {"throughput_no_overlap", thr0}, {"throughput", thr}, {"source", src}});

@@ -159,10 +159,10 @@ void Report::fit_series() {
 void Report::make_gradients() {
   const std::vector<Layer>* resnet = &resnet50_layers();
   const std::vector<Layer>* bert = &bert_large_layers();
-  grads = {{"ResNet-50", "fp32", o.resnet_params, 4, o.resnet_ms, resnet},
-           {"ResNet-50", "bf16", o.resnet_params, 2, o.resnet_ms, resnet},
-           {"BERT-large", "fp32", o.bert_params, 4, o.bert_ms, bert},
-           {"BERT-large", "bf16", o.bert_params, 2, o.bert_ms, bert}};
+  grads = {{Net::ResNet50, DType::FP32, "ResNet-50", o.resnet_params, 4, o.resnet_ms, resnet},
+           {Net::ResNet50, DType::BF16, "ResNet-50", o.resnet_params, 2, o.resnet_ms, resnet},
+           {Net::BertLarge, DType::FP32, "BERT-large", o.bert_params, 4, o.bert_ms, bert},
+           {Net::BertLarge, DType::BF16, "BERT-large", o.bert_params, 2, o.bert_ms, bert}};
 }
 
 }  // namespace paper_report

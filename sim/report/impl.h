@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -15,11 +16,41 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/config.h"
 #include "sim/report/availability.h"
 #include "sim/report/gradient_buckets.h"
 #include "sim/report/paper_report.h"
 #include "sim/report/run_store.h"
 #include "sim/slurm.h"
+
+namespace fm::paper_report {
+
+// Where the report's runs go: child processes here, or Slurm job arrays.
+enum class Backend { Local, Slurm };
+// The networks whose training the report models, and their gradients' element types.
+enum class Net { ResNet50, BertLarge };
+enum class DType { FP32, BF16 };
+
+}  // namespace fm::paper_report
+
+namespace fm {
+template <>
+struct EnumNames<paper_report::Backend> {
+  static constexpr EnumName<paper_report::Backend> table[] = {{paper_report::Backend::Local, "local"},
+                                                              {paper_report::Backend::Slurm, "slurm"}};
+};
+// The option names (--avail-model); Gradient::model is the display name.
+template <>
+struct EnumNames<paper_report::Net> {
+  static constexpr EnumName<paper_report::Net> table[] = {{paper_report::Net::ResNet50, "resnet"},
+                                                          {paper_report::Net::BertLarge, "bert"}};
+};
+template <>
+struct EnumNames<paper_report::DType> {
+  static constexpr EnumName<paper_report::DType> table[] = {{paper_report::DType::FP32, "fp32"},
+                                                            {paper_report::DType::BF16, "bf16"}};
+};
+}  // namespace fm
 
 namespace fm::paper_report {
 
@@ -66,9 +97,10 @@ inline constexpr double kJobCap = 50;
 
 struct Machine {
   int w = 0, h = 0;
-  std::string topo;  // mesh | torus
+  Topology topo = Topology::Mesh;
+  const char* topo_name() const { return enum_name(topo); }
   std::string mesh() const { return std::to_string(w) + "x" + std::to_string(h); }
-  std::string name() const { return mesh() + "_" + topo; }
+  std::string name() const { return mesh() + "_" + topo_name(); }
   int chips() const { return w * h; }
 };
 
@@ -103,7 +135,10 @@ struct Outcome {
 
 // A gradient: parameters x element size.
 struct Gradient {
-  std::string model, dtype;
+  Net net = Net::ResNet50;
+  DType type = DType::FP32;
+  std::string model;  // its display name: ResNet-50, BERT-large
+  const char* dtype() const { return enum_name(type); }
   double params = 0;
   int elem = 4;
   double bytes() const { return params * elem; }
@@ -118,12 +153,12 @@ struct Opts {
   std::string store;         // the run store (sim/report/run_store.h), default OUT/paper/runs.jsonl
   double budget_s = 0;       // --budget: start no run its estimate says ends later (0: no limit)
   bool render_only = false;  // --render-only: the page from the store, nothing run
-  std::string backend = "local";  // local: child processes here; slurm: one job array per batch
+  Backend backend = Backend::Local;  // local: child processes here; slurm: one job array per batch
   SlurmOptions slurm;             // --partition, --account, --time, --sbatch-arg, --jobs, --threads
   int jobs = 1;     // local: runs at once; slurm: the array throttle (0 = none)
   int threads = 1;  // each run's --threads (a host resource: not part of a run's identity)
   std::vector<std::pair<int, int>> meshes;
-  std::vector<std::string> topos;
+  std::vector<Topology> topos;
   std::vector<uint64_t> sizes;
   double resnet_params = 25.6e6, bert_params = 340e6;
   double resnet_ms = 16, bert_ms = 170, overlap = 0;
@@ -143,7 +178,8 @@ struct Opts {
   }
   AvailParams avail;  // work_h: --job-days; horizon_h: kJobCap x work_h
   int seeds = 1000;
-  std::string avail_model = "bert", avail_dtype = "fp32";
+  Net avail_model = Net::BertLarge;  // the gradient whose step times drive the availability model
+  DType avail_dtype = DType::FP32;
   std::vector<std::string> argv;  // as given, for the report's header
 };
 
@@ -257,6 +293,11 @@ struct Report {
   std::map<std::string, Outcome> res;              // per Point::name
   std::map<std::string, Series> series;            // per skey()
   std::vector<Gradient> grads;                     // ResNet-50 and BERT-large, fp32 and bf16
+  const Gradient& grad(Net n, DType t) const {
+    for (const Gradient& g : grads)
+      if (g.net == n && g.type == t) return g;
+    throw std::logic_error("no such gradient");
+  }
   Json data;                                       // becomes OUT/paper_data.json
   std::ostringstream md;                           // becomes OUT/results.md
   std::vector<std::string> figs;                   // the figures written to OUT/img/

@@ -55,10 +55,10 @@ void Report::write_latency() {
           ts[i] = &series[skey(*m, "board_centre", kAlgos[i], k)];
           t[i] = train(*ts[i], g, o.overlap);
         }
-        md << "| " << m->mesh() << " " << m->topo << " | " << g.model << " " << g.dtype << " | " << lat << " cycles ("
+        md << "| " << m->mesh() << " " << m->topo_name() << " | " << g.model << " " << g.dtype() << " | " << lat << " cycles ("
            << fmt(lat * ns, 1) << " ns)" << (k ? "" : ", default") << " | "
            << (ff.ok ? fmt(ff.ar_ms, 4) + " (" + src(sff, ff, g) + ")" : "n/a");
-        Json j = {{"machine", m->name()}, {"model", g.model}, {"dtype", g.dtype}, {"link_latency", lat},
+        Json j = {{"machine", m->name()}, {"model", g.model}, {"dtype", g.dtype()}, {"link_latency", lat},
                   {"buf", buf_for_latency(std::max(lat, o.link_latency))}};
         if (ff.ok) j["faultfree_ft2d_allreduce_ms"] = ff.ar_ms, j["faultfree_below_bound"] = below(sff, ff, g);
         for (int i = 0; i < 3; ++i) {

@@ -114,8 +114,8 @@ void Report::write_mid() {
   for (const Machine& m : machines) {
     const double per_day = m.chips() / 4.0 * 24 / o.avail.mtbf_h;
     for (const Gradient& g : grads) {
-      md << "| " << m.name() << " | " << g.model << " " << g.dtype;
-      Json jg = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"failures_per_day", per_day}};
+      md << "| " << m.name() << " | " << g.model << " " << g.dtype();
+      Json jg = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"failures_per_day", per_day}};
       double ft2d_ms = NAN;
       for (int i = 0; i < 3; ++i) {
         const char* a = kAlgos[i];

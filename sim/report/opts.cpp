@@ -64,10 +64,88 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return v;
 }
 
-}  // namespace
+// Every numeric option has a range: the model's physical sense, wide enough for any
+// study, narrow enough that a typo (1e19 parameters) is refused instead of simulated.
+double ranged(const po::variables_map& vm, const char* n) {
+  struct Range {
+    double lo, hi;
+    bool lo_open;
+    const char* unit;
+  };
+  static const std::map<std::string, Range> kRanges = {
+      {"resnet-params", {1e3, 1e9, false, "parameters (fp32 gradient at most 4 GB per chip)"}},
+      {"bert-params", {1e3, 1e9, false, "parameters (fp32 gradient at most 4 GB per chip)"}},
+      {"resnet-compute-ms", {0, 1e6, false, "ms"}},
+      {"bert-compute-ms", {0, 1e6, false, "ms"}},
+      {"mtbf-h", {0, 1e7, true, "hours"}},
+      {"spare-slice-h", {0, 1e5, false, "hours"}},
+      {"restart-h", {0, 1e5, false, "hours"}},
+      {"reconfig-min", {0, 1e6, false, "minutes"}},
+      {"repair-h", {0, 1e5, false, "hours"}},
+      {"ckpt-h", {0, 1e5, true, "hours"}},
+      {"job-days", {0, 36500, true, "days"}},
+  };
+  auto g = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  const double v = vm[n].as<double>();
+  const Range& r = kRanges.at(n);
+  if (!std::isfinite(v) || (r.lo_open ? !(v > r.lo) : !(v >= r.lo)) || !(v <= r.hi))
+    throw UsageError(std::string("--") + n + " " + g(v) + ": allowed " + (r.lo_open ? "(" : "[") + g(r.lo) + ", " +
+                     g(r.hi) + "] " + r.unit);
+  return v;
+}
 
-Opts parse_opts(const std::vector<std::string>& args, bool* help) {
-  po::options_description d("report paper");
+// An on | off option, `dflt` when not given.
+bool on_off(const po::variables_map& vm, const char* n, bool dflt) {
+  if (!vm.count(n)) return dflt;
+  const std::string v = vm[n].as<std::string>();
+  if (v != "on" && v != "off") throw UsageError(std::string("--") + n + " " + v + ": allowed on | off");
+  return v == "on";
+}
+
+// --latency-sensitivity: off (none) or distinct cycles 1..1000, sorted.
+std::vector<int> latencies(const std::string& v) {
+  std::vector<int> out;
+  if (v == "off") return out;
+  std::stringstream in(v);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    int l = 0;
+    size_t used = 0;
+    try {
+      l = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || l < 1 || l > 1000)
+      throw UsageError("--latency-sensitivity " + v + ": '" + item + "' is not a latency; allowed off or cycles 1..1000, comma-separated");
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  }
+  if (out.empty()) throw UsageError("--latency-sensitivity: allowed off or cycles 1..1000, comma-separated");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A size list: >= 2 distinct sizes, sorted.
+std::vector<uint64_t> size_list(const std::string& text, const std::string& opt) {
+  std::vector<uint64_t> v;
+  std::set<uint64_t> distinct;
+  for (const std::string& s : split(text, ',')) {
+    uint64_t b;
+    if (!parse_bytes(s, &b) || b % 64 || b > (4ULL << 30))
+      throw UsageError(opt + " " + text + ": expected bytes (e.g. 1MiB, 256KiB, 4096), multiples of 64, at most 4GiB");
+    if (distinct.insert(b).second) v.push_back(b);
+  }
+  if (distinct.size() < 2) throw UsageError(opt + " " + text + ": at least two distinct sizes (the fit needs them)");
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// The options, their defaults and help (a table).
+void describe(po::options_description& d) {
   const AvailParams ad;
   d.add_options()
     ("quick", po::bool_switch(), "small machines (8x16, 16x16) and tiny sizes: about 70 s on 2 cores")
@@ -112,6 +190,144 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
     ("avail-model", po::value<std::string>()->default_value("bert"), "gradient whose step times drive the availability model: resnet | bert")
     ("avail-dtype", po::value<std::string>()->default_value("fp32"), "fp32 | bf16")
     ("help,h", "show this help");
+}
+
+// Where the report writes and how it runs: --out, --runs, --store, --budget,
+// --render-only, --backend and its options, --jobs, --threads.
+void parse_running(const po::variables_map& vm, Opts& o) {
+  o.out = vm["out"].as<std::string>();
+  check_path_value(o.out, "--out", "a directory");
+  o.runs = vm.count("runs") ? vm["runs"].as<std::string>() : o.out + "/runs";
+  check_path_value(o.runs, "--runs", "a directory");
+  o.store = vm.count("store") ? vm["store"].as<std::string>() : o.out + "/paper/runs.jsonl";
+  check_path_value(o.store, "--store", "a file path");
+  o.render_only = vm["render-only"].as<bool>();
+  if (vm.count("budget")) {
+    const std::string b = vm["budget"].as<std::string>();
+    if (!parse_duration(b, &o.budget_s) || o.budget_s <= 0)
+      throw UsageError("--budget " + b + ": expected a duration > 0 such as 2h30m, 90m, 5400s or 1.5h");
+    if (o.render_only) throw UsageError("--budget: not with --render-only (which runs nothing)");
+  }
+  const std::string backend = vm["backend"].as<std::string>();
+  if (!parse_enum(backend, &o.backend))
+    throw UsageError("--backend " + backend + ": allowed " + enum_list<Backend>());
+  const bool slurm = o.backend == Backend::Slurm;
+  for (const char* n : {"partition", "account", "time", "sbatch-arg"})
+    if (vm.count(n) && !slurm) throw UsageError("--" + std::string(n) + ": only with --backend slurm");
+  if (slurm && vm.count("budget"))
+    throw UsageError("--budget: only with --backend local (a Slurm report submits every missing run; limit each with --time)");
+  const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
+  o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : slurm ? 0 : cores;
+  if (vm.count("jobs") && (o.jobs < 1 || o.jobs > (slurm ? 4096 : 64)))
+    throw UsageError("--jobs " + std::to_string(o.jobs) + (slurm ? ": allowed 1..4096 (the array throttle)" : ": allowed 1..64"));
+  o.threads = vm.count("threads") ? vm["threads"].as<int>() : slurm ? 1 : threads_per_child(o.jobs);
+  if (o.threads < 1 || o.threads > 256)
+    throw UsageError("--threads " + std::to_string(o.threads) + ": allowed 1..256");
+  if (slurm) {
+    o.slurm.throttle = o.jobs;
+    o.slurm.cpus_per_task = o.threads;
+    if (vm.count("partition")) o.slurm.partition = vm["partition"].as<std::string>();
+    if (vm.count("account")) o.slurm.account = vm["account"].as<std::string>();
+    if (vm.count("time")) o.slurm.time = vm["time"].as<std::string>();
+    if (vm.count("sbatch-arg")) o.slurm.extra = vm["sbatch-arg"].as<std::vector<std::string>>();
+  }
+}
+
+// Which machines and sizes: --meshes, --topologies, --sizes, --mesh-sizes.
+void parse_machines(const po::variables_map& vm, Opts& o) {
+  const std::string meshes = vm.count("meshes") ? vm["meshes"].as<std::string>() : o.quick ? "8x16,16x16" : "16x32,32x32";
+  for (const std::string& m : split(meshes, ',')) {
+    int w, h;
+    if (!parse_wxh(m, &w, &h) || w < 8 || h < 8 || w % 4 || h % 4 || w > 64 || h > 64)
+      throw UsageError("--meshes " + meshes + ": expected WxH list with W and H multiples of 4 in 8..64, e.g. 16x32,32x32");
+    o.meshes.push_back({w, h});
+  }
+  if (o.meshes.empty()) throw UsageError("--meshes: at least one machine");
+  const std::string topos = vm["topologies"].as<std::string>();
+  for (const std::string& t : split(topos, ',')) {
+    Topology topo;
+    if (!parse_enum(t, &topo)) throw UsageError("--topologies " + topos + ": allowed mesh, torus or both");
+    o.topos.push_back(topo);
+  }
+  if (o.topos.empty()) throw UsageError("--topologies: allowed mesh, torus or both");
+  const std::string sizes = vm.count("sizes") ? vm["sizes"].as<std::string>() : o.quick ? "32KiB,64KiB,128KiB" : kFullSizes;
+  o.sizes_given = vm.count("sizes") > 0 || vm.count("mesh-sizes") > 0;
+  o.sizes = size_list(sizes, "--sizes");
+  if (vm.count("mesh-sizes"))
+    for (const std::string& ms : vm["mesh-sizes"].as<std::vector<std::string>>()) {
+      const auto eq = ms.find('=');
+      const std::string mesh = ms.substr(0, eq);
+      bool known = false;
+      for (const auto& [w, h] : o.meshes) known |= mesh == std::to_string(w) + "x" + std::to_string(h);
+      if (eq == std::string::npos || !known)
+        throw UsageError("--mesh-sizes " + ms + ": expected WxH=SIZES with WxH one of --meshes, e.g. 32x32=64KiB,128KiB,256KiB");
+      o.mesh_sizes[mesh] = size_list(ms.substr(eq + 1), "--mesh-sizes");
+    }
+}
+
+// The training model: --whole, --check-factor, the gradients, overlap, buckets, the
+// links, --latency-sensitivity, --fail-at-fraction.
+void parse_model(const po::variables_map& vm, Opts& o) {
+  o.whole = on_off(vm, "whole", !o.quick);
+  o.check_factor = vm.count("check-factor") ? vm["check-factor"].as<int>() : o.whole ? 0 : 4;
+  if (o.check_factor != 0 && (o.check_factor < 2 || o.check_factor > 64))
+    throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": allowed 0 (off) or 2..64");
+  if (o.check_factor && o.sizes.back() * o.check_factor > (4ULL << 30))  // checks run on the smallest machine
+    throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": the checked size would exceed 4GiB");
+  o.resnet_params = ranged(vm, "resnet-params");
+  o.bert_params = ranged(vm, "bert-params");
+  o.resnet_ms = ranged(vm, "resnet-compute-ms");
+  o.bert_ms = ranged(vm, "bert-compute-ms");
+  // The whole-size runs simulate a gradient's exact bytes, which the flits carry in
+  // 64-byte words (sizes are multiples of 64 everywhere).
+  if (o.whole)
+    for (const auto& [name, params] : {std::pair<const char*, double>{"resnet-params", o.resnet_params}, {"bert-params", o.bert_params}}) {
+      const double bf16 = params * 2;
+      if (bf16 != std::floor(bf16) || std::fmod(bf16, 64) != 0)
+        throw UsageError(std::string("--") + name + " " + fmt(params, 0) +
+                         ": with --whole on the gradient is simulated whole, so 2 x parameters (its bf16 bytes) must be "
+                         "a whole multiple of 64; allowed e.g. 25.6e6 (--whole off fits any)");
+    }
+  o.overlap = vm["overlap"].as<double>();
+  if (!(o.overlap >= 0 && o.overlap <= 1)) throw UsageError("--overlap: allowed 0..1");
+  o.bucket_mib = vm["bucket-mb"].as<double>();
+  if (!(o.bucket_mib > 0 && o.bucket_mib <= 4096)) throw UsageError("--bucket-mb: allowed (0, 4096] MiB");
+  o.bucket_runs = on_off(vm, "bucket-runs", !o.quick);
+  o.link_latency = vm["link-latency"].as<int>();
+  if (o.link_latency < 1 || o.link_latency > 1000)
+    throw UsageError("--link-latency " + std::to_string(o.link_latency) + ": allowed 1..1000 cycles");
+  if (vm.count("latency-sensitivity")) o.lat_sens = latencies(vm["latency-sensitivity"].as<std::string>());
+  o.fail_at_frac = vm["fail-at-fraction"].as<double>();
+  if (!(o.fail_at_frac > 0 && o.fail_at_frac < 1)) throw UsageError("--fail-at-fraction: allowed (0, 1)");
+}
+
+// The availability model: failures, repairs, checkpoints, the job, the Monte Carlo.
+void parse_availability(const po::variables_map& vm, Opts& o) {
+  o.avail.mtbf_h = ranged(vm, "mtbf-h");
+  if (vm.count("spare-slice-h")) o.avail.spare_slice_h = ranged(vm, "spare-slice-h");
+  o.avail.restart_h = ranged(vm, "restart-h");
+  o.avail.reconfig_h = ranged(vm, "reconfig-min") / 60;
+  o.avail.repair_h = ranged(vm, "repair-h");
+  o.avail.ckpt_h = ranged(vm, "ckpt-h");
+  o.avail.work_h = ranged(vm, "job-days") * 24;
+  o.avail.horizon_h = kJobCap * o.avail.work_h;
+  o.avail.max_holes = vm["max-holes"].as<int>();
+  if (o.avail.max_holes < 0 || o.avail.max_holes > 2)
+    throw UsageError("--max-holes " + std::to_string(o.avail.max_holes) + ": allowed 0..2 (step times are simulated for 1 and 2 failed boards)");
+  o.seeds = vm.count("seeds") ? vm["seeds"].as<int>() : o.quick ? 200 : 1000;
+  if (o.seeds < 2 || o.seeds > 1000000) throw UsageError("--seeds " + std::to_string(o.seeds) + ": allowed 2..1000000");
+  const std::string model = vm["avail-model"].as<std::string>(), dtype = vm["avail-dtype"].as<std::string>();
+  if (!parse_enum(model, &o.avail_model))
+    throw UsageError("--avail-model " + model + ": allowed " + enum_list<Net>());
+  if (!parse_enum(dtype, &o.avail_dtype))
+    throw UsageError("--avail-dtype " + dtype + ": allowed " + enum_list<DType>());
+}
+
+}  // namespace
+
+Opts parse_opts(const std::vector<std::string>& args, bool* help) {
+  po::options_description d("report paper");
+  describe(d);
   po::variables_map vm;
   try {
     po::parsed_options parsed = po::command_line_parser(args).options(d).run();
@@ -134,195 +350,10 @@ Opts parse_opts(const std::vector<std::string>& args, bool* help) {
   Opts o;
   o.quick = vm["quick"].as<bool>();
   o.plan = vm["plan"].as<bool>();
-  o.out = vm["out"].as<std::string>();
-  check_path_value(o.out, "--out", "a directory");
-  o.runs = vm.count("runs") ? vm["runs"].as<std::string>() : o.out + "/runs";
-  check_path_value(o.runs, "--runs", "a directory");
-  o.store = vm.count("store") ? vm["store"].as<std::string>() : o.out + "/paper/runs.jsonl";
-  check_path_value(o.store, "--store", "a file path");
-  o.render_only = vm["render-only"].as<bool>();
-  if (vm.count("budget")) {
-    const std::string b = vm["budget"].as<std::string>();
-    if (!parse_duration(b, &o.budget_s) || o.budget_s <= 0)
-      throw UsageError("--budget " + b + ": expected a duration > 0 such as 2h30m, 90m, 5400s or 1.5h");
-    if (o.render_only) throw UsageError("--budget: not with --render-only (which runs nothing)");
-  }
-  o.backend = vm["backend"].as<std::string>();
-  if (o.backend != "local" && o.backend != "slurm")
-    throw UsageError("--backend " + o.backend + ": allowed local | slurm");
-  const bool slurm = o.backend == "slurm";
-  for (const char* n : {"partition", "account", "time", "sbatch-arg"})
-    if (vm.count(n) && !slurm) throw UsageError("--" + std::string(n) + ": only with --backend slurm");
-  if (slurm && vm.count("budget"))
-    throw UsageError("--budget: only with --backend local (a Slurm report submits every missing run; limit each with --time)");
-  const int cores = (int)std::max(1u, std::thread::hardware_concurrency());
-  o.jobs = vm.count("jobs") ? vm["jobs"].as<int>() : slurm ? 0 : cores;
-  if (vm.count("jobs") && (o.jobs < 1 || o.jobs > (slurm ? 4096 : 64)))
-    throw UsageError("--jobs " + std::to_string(o.jobs) + (slurm ? ": allowed 1..4096 (the array throttle)" : ": allowed 1..64"));
-  o.threads = vm.count("threads") ? vm["threads"].as<int>() : slurm ? 1 : threads_per_child(o.jobs);
-  if (o.threads < 1 || o.threads > 256)
-    throw UsageError("--threads " + std::to_string(o.threads) + ": allowed 1..256");
-  if (slurm) {
-    o.slurm.throttle = o.jobs;
-    o.slurm.cpus_per_task = o.threads;
-    if (vm.count("partition")) o.slurm.partition = vm["partition"].as<std::string>();
-    if (vm.count("account")) o.slurm.account = vm["account"].as<std::string>();
-    if (vm.count("time")) o.slurm.time = vm["time"].as<std::string>();
-    if (vm.count("sbatch-arg")) o.slurm.extra = vm["sbatch-arg"].as<std::vector<std::string>>();
-  }
-  const std::string meshes = vm.count("meshes") ? vm["meshes"].as<std::string>() : o.quick ? "8x16,16x16" : "16x32,32x32";
-  for (const std::string& m : split(meshes, ',')) {
-    int w, h;
-    if (!parse_wxh(m, &w, &h) || w < 8 || h < 8 || w % 4 || h % 4 || w > 64 || h > 64)
-      throw UsageError("--meshes " + meshes + ": expected WxH list with W and H multiples of 4 in 8..64, e.g. 16x32,32x32");
-    o.meshes.push_back({w, h});
-  }
-  if (o.meshes.empty()) throw UsageError("--meshes: at least one machine");
-  const std::string topos = vm["topologies"].as<std::string>();
-  for (const std::string& t : split(topos, ',')) {
-    if (t != "mesh" && t != "torus") throw UsageError("--topologies " + topos + ": allowed mesh, torus or both");
-    o.topos.push_back(t);
-  }
-  if (o.topos.empty()) throw UsageError("--topologies: allowed mesh, torus or both");
-  const std::string sizes = vm.count("sizes") ? vm["sizes"].as<std::string>() : o.quick ? "32KiB,64KiB,128KiB" : kFullSizes;
-  o.sizes_given = vm.count("sizes") > 0 || vm.count("mesh-sizes") > 0;
-  // A size list: >= 2 distinct sizes, sorted.
-  auto size_list = [](const std::string& text, const std::string& opt) {
-    std::vector<uint64_t> v;
-    std::set<uint64_t> distinct;
-    for (const std::string& s : split(text, ',')) {
-      uint64_t b;
-      if (!parse_bytes(s, &b) || b % 64 || b > (4ULL << 30))
-        throw UsageError(opt + " " + text + ": expected bytes (e.g. 1MiB, 256KiB, 4096), multiples of 64, at most 4GiB");
-      if (distinct.insert(b).second) v.push_back(b);
-    }
-    if (distinct.size() < 2) throw UsageError(opt + " " + text + ": at least two distinct sizes (the fit needs them)");
-    std::sort(v.begin(), v.end());
-    return v;
-  };
-  o.sizes = size_list(sizes, "--sizes");
-  if (vm.count("mesh-sizes"))
-    for (const std::string& ms : vm["mesh-sizes"].as<std::vector<std::string>>()) {
-      const auto eq = ms.find('=');
-      const std::string mesh = ms.substr(0, eq);
-      bool known = false;
-      for (const auto& [w, h] : o.meshes) known |= mesh == std::to_string(w) + "x" + std::to_string(h);
-      if (eq == std::string::npos || !known)
-        throw UsageError("--mesh-sizes " + ms + ": expected WxH=SIZES with WxH one of --meshes, e.g. 32x32=64KiB,128KiB,256KiB");
-      o.mesh_sizes[mesh] = size_list(ms.substr(eq + 1), "--mesh-sizes");
-    }
-  // Every numeric option has a range: the model's physical sense, wide enough for any
-  // study, narrow enough that a typo (1e19 parameters) is refused instead of simulated.
-  struct Range {
-    double lo, hi;
-    bool lo_open;
-    const char* unit;
-  };
-  static const std::map<std::string, Range> kRanges = {
-      {"resnet-params", {1e3, 1e9, false, "parameters (fp32 gradient at most 4 GB per chip)"}},
-      {"bert-params", {1e3, 1e9, false, "parameters (fp32 gradient at most 4 GB per chip)"}},
-      {"resnet-compute-ms", {0, 1e6, false, "ms"}},
-      {"bert-compute-ms", {0, 1e6, false, "ms"}},
-      {"mtbf-h", {0, 1e7, true, "hours"}},
-      {"spare-slice-h", {0, 1e5, false, "hours"}},
-      {"restart-h", {0, 1e5, false, "hours"}},
-      {"reconfig-min", {0, 1e6, false, "minutes"}},
-      {"repair-h", {0, 1e5, false, "hours"}},
-      {"ckpt-h", {0, 1e5, true, "hours"}},
-      {"job-days", {0, 36500, true, "days"}},
-  };
-  auto g = [](double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%g", v);
-    return std::string(b);
-  };
-  auto ranged = [&](const char* n) {
-    const double v = vm[n].as<double>();
-    const Range& r = kRanges.at(n);
-    if (!std::isfinite(v) || (r.lo_open ? !(v > r.lo) : !(v >= r.lo)) || !(v <= r.hi))
-      throw UsageError(std::string("--") + n + " " + g(v) + ": allowed " + (r.lo_open ? "(" : "[") + g(r.lo) + ", " +
-                       g(r.hi) + "] " + r.unit);
-    return v;
-  };
-  o.whole = !o.quick;
-  if (vm.count("whole")) {
-    const std::string v = vm["whole"].as<std::string>();
-    if (v != "on" && v != "off") throw UsageError("--whole " + v + ": allowed on | off");
-    o.whole = v == "on";
-  }
-  o.check_factor = vm.count("check-factor") ? vm["check-factor"].as<int>() : o.whole ? 0 : 4;
-  if (o.check_factor != 0 && (o.check_factor < 2 || o.check_factor > 64))
-    throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": allowed 0 (off) or 2..64");
-  if (o.check_factor && o.sizes.back() * o.check_factor > (4ULL << 30))  // checks run on the smallest machine
-    throw UsageError("--check-factor " + std::to_string(o.check_factor) + ": the checked size would exceed 4GiB");
-  o.resnet_params = ranged("resnet-params");
-  o.bert_params = ranged("bert-params");
-  o.resnet_ms = ranged("resnet-compute-ms");
-  o.bert_ms = ranged("bert-compute-ms");
-  // The whole-size runs simulate a gradient's exact bytes, which the flits carry in
-  // 64-byte words (sizes are multiples of 64 everywhere).
-  if (o.whole)
-    for (const auto& [name, params] : {std::pair<const char*, double>{"resnet-params", o.resnet_params}, {"bert-params", o.bert_params}}) {
-      const double bf16 = params * 2;
-      if (bf16 != std::floor(bf16) || std::fmod(bf16, 64) != 0)
-        throw UsageError(std::string("--") + name + " " + fmt(params, 0) +
-                         ": with --whole on the gradient is simulated whole, so 2 x parameters (its bf16 bytes) must be "
-                         "a whole multiple of 64; allowed e.g. 25.6e6 (--whole off fits any)");
-    }
-  o.overlap = vm["overlap"].as<double>();
-  if (!(o.overlap >= 0 && o.overlap <= 1)) throw UsageError("--overlap: allowed 0..1");
-  o.bucket_mib = vm["bucket-mb"].as<double>();
-  if (!(o.bucket_mib > 0 && o.bucket_mib <= 4096)) throw UsageError("--bucket-mb: allowed (0, 4096] MiB");
-  o.bucket_runs = !o.quick;
-  if (vm.count("bucket-runs")) {
-    const std::string v = vm["bucket-runs"].as<std::string>();
-    if (v != "on" && v != "off") throw UsageError("--bucket-runs " + v + ": allowed on | off");
-    o.bucket_runs = v == "on";
-  }
-  o.link_latency = vm["link-latency"].as<int>();
-  if (o.link_latency < 1 || o.link_latency > 1000)
-    throw UsageError("--link-latency " + std::to_string(o.link_latency) + ": allowed 1..1000 cycles");
-  if (vm.count("latency-sensitivity")) {
-    const std::string v = vm["latency-sensitivity"].as<std::string>();
-    o.lat_sens.clear();
-    if (v != "off") {
-      std::stringstream in(v);
-      std::string item;
-      while (std::getline(in, item, ',')) {
-        int l = 0;
-        size_t used = 0;
-        try {
-          l = std::stoi(item, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != item.size() || l < 1 || l > 1000)
-          throw UsageError("--latency-sensitivity " + v + ": '" + item + "' is not a latency; allowed off or cycles 1..1000, comma-separated");
-        if (std::find(o.lat_sens.begin(), o.lat_sens.end(), l) == o.lat_sens.end()) o.lat_sens.push_back(l);
-      }
-      if (o.lat_sens.empty()) throw UsageError("--latency-sensitivity: allowed off or cycles 1..1000, comma-separated");
-      std::sort(o.lat_sens.begin(), o.lat_sens.end());
-    }
-  }
-  o.fail_at_frac = vm["fail-at-fraction"].as<double>();
-  if (!(o.fail_at_frac > 0 && o.fail_at_frac < 1)) throw UsageError("--fail-at-fraction: allowed (0, 1)");
-  o.avail.mtbf_h = ranged("mtbf-h");
-  if (vm.count("spare-slice-h")) o.avail.spare_slice_h = ranged("spare-slice-h");
-  o.avail.restart_h = ranged("restart-h");
-  o.avail.reconfig_h = ranged("reconfig-min") / 60;
-  o.avail.repair_h = ranged("repair-h");
-  o.avail.ckpt_h = ranged("ckpt-h");
-  o.avail.work_h = ranged("job-days") * 24;
-  o.avail.horizon_h = kJobCap * o.avail.work_h;
-  o.avail.max_holes = vm["max-holes"].as<int>();
-  if (o.avail.max_holes < 0 || o.avail.max_holes > 2)
-    throw UsageError("--max-holes " + std::to_string(o.avail.max_holes) + ": allowed 0..2 (step times are simulated for 1 and 2 failed boards)");
-  o.seeds = vm.count("seeds") ? vm["seeds"].as<int>() : o.quick ? 200 : 1000;
-  if (o.seeds < 2 || o.seeds > 1000000) throw UsageError("--seeds " + std::to_string(o.seeds) + ": allowed 2..1000000");
-  o.avail_model = vm["avail-model"].as<std::string>();
-  if (o.avail_model != "resnet" && o.avail_model != "bert") throw UsageError("--avail-model " + o.avail_model + ": allowed resnet | bert");
-  o.avail_dtype = vm["avail-dtype"].as<std::string>();
-  if (o.avail_dtype != "fp32" && o.avail_dtype != "bf16") throw UsageError("--avail-dtype " + o.avail_dtype + ": allowed fp32 | bf16");
+  parse_running(vm, o);
+  parse_machines(vm, o);
+  parse_model(vm, o);
+  parse_availability(vm, o);
   o.argv = args;
   return o;
 }

@@ -66,7 +66,7 @@ void Report::write_intro() {
   write_headline();
   md << "## Set-up\n\n"
      << "- Machines: ";
-  for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo << " (" << machines[i].chips() << " chips)";
+  for (size_t i = 0; i < machines.size(); ++i) md << (i ? ", " : "") << machines[i].mesh() << " " << machines[i].topo_name() << " (" << machines[i].chips() << " chips)";
   md << ". Every algorithm at its best measured set-up (docs/collectives.md, \"Defaults\"): `--order " << kReportOrder
      << " --line " << kReportLine << "` (both phase orders at once on half the data "
      << "each; per line a ring where it closes, else a chain). TPU-v3-like defaults of `faultmesh allreduce` (100 GB/s per link direction, 64-byte flits, "
@@ -105,10 +105,10 @@ std::string Report::whole_text() const {
            "with one larger run.";
   auto mb = [](double b) { return fmt(b / 1e6, 1) + " MB"; };
   return "- Simulated whole (`--whole on`), at flit level, each gradient's exact bytes: ResNet-50 bf16 (" +
-         mb(grads[1].bytes()) + ") on every machine, case and algorithm; ResNet-50 fp32 (" + mb(grads[0].bytes()) +
+         mb(grad(Net::ResNet50, DType::BF16).bytes()) + ") on every machine, case and algorithm; ResNet-50 fp32 (" + mb(grad(Net::ResNet50, DType::FP32).bytes()) +
          ") fault-free and with the centre board failed, ft2d, and with the centre board failed, snake; BERT-large "
-         "bf16 (" + mb(grads[3].bytes()) +
-         ") fault-free, ft2d, on the machines with the fewest chips; BERT-large fp32 (" + mb(grads[2].bytes()) +
+         "bf16 (" + mb(grad(Net::BertLarge, DType::BF16).bytes()) +
+         ") fault-free, ft2d, on the machines with the fewest chips; BERT-large fp32 (" + mb(grad(Net::BertLarge, DType::FP32).bytes()) +
          ") fault-free, ft2d, once. Those numbers are marked sim. The others (ResNet-50 fp32 with the other cases "
          "and algorithms, BERT-large) come from the fit over the simulated sizes, which are not fitted to the "
          "whole-size runs: \"Extrapolation check: fits against larger runs\" below gives each fit's error against "
@@ -147,8 +147,8 @@ void Report::write_headline() {
       const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
       Train t[3];
       for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, "board_centre", kAlgos[i])], g, o.overlap);
-      md << "| " << m.mesh() << " " << m.topo << " (" << m.chips() << ") | " << g.model << " " << g.dtype;
-      Json j = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"case", "board_centre"}};
+      md << "| " << m.mesh() << " " << m.topo_name() << " (" << m.chips() << ") | " << g.model << " " << g.dtype();
+      Json j = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"case", "board_centre"}};
       double thr[3] = {NAN, NAN, NAN};
       for (int i = 0; i < 3; ++i)
         if ((t[i].ok || t[i].cut) && ff.ok) thr[i] = rel_throughput(t[i], ff, m.chips());
@@ -179,8 +179,8 @@ void Report::write_headline() {
       if (std::isfinite(lost)) j["ft2d_lost_chips"] = lost;
       if (t[0].ok && ff.ok) j["ft2d_step"] = t[0].step_ms / ff.step_ms;
       jh.push_back(j);
-      if (m.chips() == biggest().chips() && g.dtype == "fp32" && std::isfinite(thr[0]))
-        words += "- " + m.mesh() + " " + m.topo + ", " + g.model + " fp32: one failed board costs " + cost(0, t, thr) +
+      if (m.chips() == biggest().chips() && g.type == DType::FP32 && std::isfinite(thr[0]))
+        words += "- " + m.mesh() + " " + m.topo_name() + ", " + g.model + " fp32: one failed board costs " + cost(0, t, thr) +
                  " of the training throughput with ft2d, of which " + fmt(100 * (1 - lost), 1) +
                  " % is the lost chips" + (std::isfinite(thr[1]) ? "; " + cost(1, t, thr) + " with shrink" : "") +
                  (std::isfinite(thr[2]) ? std::string(", ") + (t[2].cut ? "at least " : "") + cost(2, t, thr) + " with snake" : "") +
@@ -324,10 +324,10 @@ void Report::write_figures() {
     const std::string sz = before.substr(before.rfind('_') + 1);
     if (res[before].ok && res[after].ok && res[before].j.contains("link_utilization") &&
         res[after].j.contains("link_utilization")) {
-      plot_heatmap(img, res[before].j, "before", big.mesh() + " " + big.topo + ", ft2d, fault-free");
-      plot_heatmap(img, res[after].j, "after", big.mesh() + " " + big.topo + ", ft2d, centre board failed");
+      plot_heatmap(img, res[before].j, "before", big.mesh() + " " + big.topo_name() + ", ft2d, fault-free");
+      plot_heatmap(img, res[after].j, "after", big.mesh() + " " + big.topo_name() + ", ft2d, centre board failed");
       md << "Link utilization (flits/cycle per link direction over the allreduce) of ft2d on " << big.mesh() << " "
-         << big.topo << " at " << sz << " per chip, fault-free and with the centre board "
+         << big.topo_name() << " at " << sz << " per chip, fault-free and with the centre board "
          << "failed (sim):\n\n![before](img/heatmap_before.png)\n![after](img/heatmap_after.png)\n\n";
       figs.push_back("heatmap_before");
       figs.push_back("heatmap_after");
@@ -338,7 +338,7 @@ void Report::write_figures() {
   }
   // Slowdown bars: BERT-large fp32 per machine.
   for (const Machine& m : machines) {
-    const Gradient& g = grads[2];
+    const Gradient& g = grad(Net::BertLarge, DType::FP32);
     const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
     if (!ff.ok) continue;
     std::ostringstream d, st;
@@ -353,8 +353,8 @@ void Report::write_figures() {
       d << "\n";
     }
     if (!has[0] && !has[1] && !has[2]) continue;
-    st << "set title 'Allreduce time vs fault-free ft2d, " << g.model << " " << g.dtype << " (fit), " << m.mesh()
-      << " " << m.topo << "'\nset ylabel 'slowdown (x)'\nset style data histograms\n"
+    st << "set title 'Allreduce time vs fault-free ft2d, " << g.model << " " << g.dtype() << " (fit), " << m.mesh()
+      << " " << m.topo_name() << "'\nset ylabel 'slowdown (x)'\nset style data histograms\n"
       << "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\nset grid ytics\n"
       << "set yrange [0:*]\nset key top left\nset xtics rotate by -20\n";
     const std::string name = "slowdown_" + m.name();

@@ -79,7 +79,7 @@ std::vector<const Machine*> Report::latency_machines() const {
 void Report::plan_points() {
   mid = fail_at_available();
   for (const auto& [w, h] : o.meshes)
-    for (const std::string& t : o.topos) machines.push_back({w, h, t});
+    for (const Topology t : o.topos) machines.push_back({w, h, t});
   // The headline's series: fault-free ft2d (the reference) and the centre board with each
   // algorithm.
   auto headline = [](const std::string& c, const std::string& a) {
@@ -147,7 +147,7 @@ void Report::plan_points() {
   // The heatmaps: ft2d on the largest machine before and after the centre board fails,
   // at ResNet-50 bf16 whole with --whole (headline runs), else the largest fitted size.
   const Machine& big = biggest();
-  const std::string sz = size_str(o.whole ? (uint64_t)grads[1].bytes() : o.sizes_of(big.mesh()).back());
+  const std::string sz = size_str(o.whole ? (uint64_t)grad(Net::ResNet50, DType::BF16).bytes() : o.sizes_of(big.mesh()).back());
   heatmap_before = big.name() + "_faultfree_ft2d_" + sz;
   heatmap_after = big.name() + "_board_centre_ft2d_" + sz;
 }
@@ -170,16 +170,16 @@ void Report::plan_whole() {
     p.prio = prio;
     if (have.insert(p.name).second) (c.mid ? midwhole : wholepts).push_back(p);
   };
-  const Gradient& resnet_bf16 = grads[1];
-  const Gradient& resnet_fp32 = grads[0];
-  const Gradient& bert_fp32 = grads[2];
-  const Gradient& bert_bf16 = grads[3];
+  const Gradient& resnet_bf16 = grad(Net::ResNet50, DType::BF16);
+  const Gradient& resnet_fp32 = grad(Net::ResNet50, DType::FP32);
+  const Gradient& bert_fp32 = grad(Net::BertLarge, DType::FP32);
+  const Gradient& bert_bf16 = grad(Net::BertLarge, DType::BF16);
   const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
                       return a.chips() < b.chips();
                     })->chips();
   const Machine* bert_fp32_on = nullptr;
   for (const Machine& m : machines)
-    if (m.chips() == least && (!bert_fp32_on || (bert_fp32_on->topo != "torus" && m.topo == "torus"))) bert_fp32_on = &m;
+    if (m.chips() == least && (!bert_fp32_on || (bert_fp32_on->topo != Topology::Torus && m.topo == Topology::Torus))) bert_fp32_on = &m;
   for (const Machine& m : machines)
     for (const Case& c : cases[m.name()]) {
       const bool head = c.id == "board_centre" || c.id == "faultfree";

@@ -48,7 +48,7 @@ int run_buf(const Point& p, const Opts& o) { return buf_for_latency(std::max(p.l
 // run store's key.
 std::vector<std::string> point_args(const Point& p, uint64_t ff_cycles, const Opts& o) {
   const int lat = run_lat(p, o);
-  std::vector<std::string> a = {"--mesh", p.m.mesh(), "--topology", p.m.topo,
+  std::vector<std::string> a = {"--mesh", p.m.mesh(), "--topology", p.m.topo_name(),
                                 "--algo", p.algo, "--order", kReportOrder, "--line", kReportLine,
                                 "--bytes", std::to_string(p.bytes),
                                 "--link-latency", std::to_string(lat), "--credit-latency", std::to_string(lat),
@@ -184,9 +184,9 @@ class Runner {
     if (pts.empty()) return;
     std::cerr << "report: " << pts.size() << " runs, " << reused_ << " in the run store, " << todo_.size()
               << (o_.render_only ? " pending (--render-only)" : " to run") << ", "
-              << (o_.backend == "slurm" ? "as one Slurm job array" : std::to_string(o_.jobs) + " at a time") << "\n";
+              << (o_.backend == Backend::Slurm ? "as one Slurm job array" : std::to_string(o_.jobs) + " at a time") << "\n";
     if (o_.render_only) return;
-    if (o_.backend == "slurm") run_slurm();
+    if (o_.backend == Backend::Slurm) run_slurm();
     else run_local();
   }
 
@@ -217,7 +217,7 @@ class Runner {
         bool to_run = false;
         ffc = ff_cycles_of(*r_, p, todo_names_, &to_run);
         if (ffc == 0) {
-          if (to_run && o_.backend != "slurm" && !o_.render_only) todo_.push_back(&p), todo_names_.insert(p.name);
+          if (to_run && o_.backend != Backend::Slurm && !o_.render_only) todo_.push_back(&p), todo_names_.insert(p.name);
           else pending(p, "the fault-free run it times its failure from is not in the run store");
           continue;
         }
@@ -389,7 +389,7 @@ class Runner {
 void settle_earlier_jobs(const Opts& o) {
   const std::vector<std::string> act = slurm_active_jobs(o.runs + "/slurm");
   if (act.empty()) return;
-  if (o.backend != "slurm")
+  if (o.backend != Backend::Slurm)
     throw UsageError("--runs " + o.runs + ": Slurm job " + act.front() +
                      " of an earlier report paper --backend slurm is still queued or running and writes there; "
                      "rerun with --backend slurm to follow it, or scancel " + act.front());
@@ -433,7 +433,7 @@ void Report::run_all_points() {
   // turn comes (run_points). On Slurm, two arrays: every point that needs no other run,
   // then the mid-run failures, which time their failure from the fault-free runs.
   const std::vector<const Point*> order = ordered_points();
-  if (o.backend == "slurm") {
+  if (o.backend == Backend::Slurm) {
     for (bool mids : {false, true}) {
       std::vector<Point> batch;
       for (const Point* p : order)

@@ -82,7 +82,7 @@ void Report::write_checks() {
     for (const Point& p : *v)
       for (const Gradient& g : grads)
         if ((double)p.bytes == g.bytes()) {
-          pts.push_back({&p, g.model + " " + g.dtype + " whole"});
+          pts.push_back({&p, g.model + " " + g.dtype() + " whole"});
           break;
         }
   if (pts.empty()) return;
@@ -140,7 +140,7 @@ void Report::write_training() {
      << "happens once, not every step, and is charged per event (\"A board failing mid-allreduce\" below).\n\n";
   Json jtrain = Json::array();
   for (const Machine& m : machines) {
-    md << "### " << m.mesh() << " " << m.topo << " (" << m.chips() << " chips)\n\n"
+    md << "### " << m.mesh() << " " << m.topo_name() << " (" << m.chips() << " chips)\n\n"
        << "| gradient | case | ft2d ms | shrink ms | snake ms | ft2d slowdown | shrink / ft2d | snake / ft2d | step ms (ft2d) | step slowdown | workers ft2d / shrink / snake | throughput ft2d | shrink | snake |\n"
        << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Gradient& g : grads) {
@@ -151,7 +151,7 @@ void Report::write_training() {
         for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, c.id, kAlgos[i])], g, o.overlap);
         // A derived number is pending while any allreduce it could come from is.
         const std::string na = ff.pending || t[0].pending || t[1].pending || t[2].pending ? "pending" : "n/a";
-        md << "| " << g.model << " " << g.dtype << " | " << c.title;
+        md << "| " << g.model << " " << g.dtype() << " | " << c.title;
         // A cut allreduce (Train::cut) shows its link-load bound: its time and ratio to
         // ft2d are at least, its throughput at most, the figures given.
         auto lo = [&](int i) { return t[i].cut ? std::string("≥ ") : std::string(); };
@@ -176,11 +176,11 @@ void Report::write_training() {
         for (int i = 0; i < 3; ++i)
           if (t[i].ok && ff.ok && t[i].workers < m.chips() && rel_throughput(t[i], ff, m.chips()) > 1 &&
               !(t[i].simulated && ff.simulated))
-            unphysical.push_back(m.name() + " " + g.model + " " + g.dtype + " " + c.id + " " + kAlgos[i] +
+            unphysical.push_back(m.name() + " " + g.model + " " + g.dtype() + " " + c.id + " " + kAlgos[i] +
                                  ": throughput " + fmt(rel_throughput(t[i], ff, m.chips()), 4) + " with " +
                                  std::to_string(t[i].workers) + " of " + std::to_string(m.chips()) +
                                  " chips working, from a fit");
-        Json jt = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype}, {"bytes", g.bytes()}, {"case", c.id}};
+        Json jt = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"bytes", g.bytes()}, {"case", c.id}};
         for (int i = 0; i < 3; ++i)
           if (t[i].ok)
             jt[kAlgos[i]] = {{"allreduce_ms", t[i].ar_ms}, {"source", tag(t[i].simulated)}, {"step_ms", t[i].step_ms},
@@ -218,10 +218,10 @@ void Report::write_observations() {
      << "Generated from the tables above for BERT-large fp32 (fit): the range of ft2d's allreduce slowdown over "
      << "the fault cases, and per case the algorithm with the highest training throughput.\n\n";
   for (const Machine& m : machines) {
-    const Gradient& g = grads[2];
+    const Gradient& g = grad(Net::BertLarge, DType::FP32);
     const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
     if (!ff.ok) {
-      md << "- " << m.mesh() << " " << m.topo << ": the fault-free ft2d runs failed; nothing to compare.\n";
+      md << "- " << m.mesh() << " " << m.topo_name() << ": the fault-free ft2d runs failed; nothing to compare.\n";
       continue;
     }
     double lo = INFINITY, hi = 0;
@@ -238,7 +238,7 @@ void Report::write_observations() {
       }
       best += (best.empty() ? "" : "; ") + c.id + " " + ba + (bt >= 0 ? " (" + fmt(bt, 3) + ")" : "");
     }
-    md << "- " << m.mesh() << " " << m.topo << ": the failed chips alone cost " << fmt(100.0 * 4 / m.chips(), 2)
+    md << "- " << m.mesh() << " " << m.topo_name() << ": the failed chips alone cost " << fmt(100.0 * 4 / m.chips(), 2)
        << " % of the throughput for one board (" << m.chips() - 4 << " of " << m.chips() << " chips work) and "
        << fmt(100.0 * 8 / m.chips(), 2) << " % for two; ft2d allreduce " << (hi > 0 ? fmt(lo, 2) + "x to " + fmt(hi, 2) + "x" : "n/a")
        << " the fault-free time; best throughput: " << best << ".\n";
