@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "sim/io.h"
+#include "tb/result_keys.h"
 #include "tb/util/parse.h"
 #include "tb/util/subprocess.h"
 
@@ -110,16 +111,17 @@ void Plotter::run(const std::string& name, const std::vector<PlotBlock>& blocks,
 }
 
 void Plotter::heatmap(const Json& res, const std::string& name, const std::string& label) {
-  const Json& cfg = res["config"];
+  namespace rk = result_key;
+  const Json& cfg = res[rk::kConfig];
   int W, H;
   if (!parse_wxh(plot_text(cfg["mesh"]), &W, &H)) return;
   // What was dead when the run ended, as the result lists it (dead_chips, dead_links:
   // faults before the run, from files too, and failures during it).
   std::set<std::pair<int, int>> dead;
-  for (const auto& c : res.value("dead_chips", Json::array())) dead.insert({c.value("x", -1), c.value("y", -1)});
+  for (const auto& c : res.value(rk::kDeadChips, Json::array())) dead.insert({c.value("x", -1), c.value("y", -1)});
   const std::map<char, std::pair<int, int>> dir = {{'N', {0, 1}}, {'E', {1, 0}}, {'S', {0, -1}}, {'W', {-1, 0}}};
   std::set<std::tuple<int, int, char>> failed, failed_alone;  // dead link directions; of them, not with a chip
-  for (const auto& l : res.value("dead_links", Json::array())) {
+  for (const auto& l : res.value(rk::kDeadLinks, Json::array())) {
     const std::string p = plot_text(l["port"]);
     if (p.size() != 1 || !dir.count(p[0])) continue;
     failed.insert({l.value("x", 0), l.value("y", 0), p[0]});
@@ -137,7 +139,7 @@ void Plotter::heatmap(const Json& res, const std::string& name, const std::strin
   std::ostringstream links;
   links << std::setprecision(8);
   double cmax = 0;
-  for (const auto& l : res["link_utilization"]) {
+  for (const auto& l : res[rk::kLinkUtilization]) {
     const int x = l.value("x", 0), y = l.value("y", 0);
     const std::string p = plot_text(l["port"]);
     double u;

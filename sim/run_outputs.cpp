@@ -8,6 +8,7 @@
 #include "sim/options.h"
 #include "sim/summary.h"
 #include "sim/view.h"
+#include "tb/result_keys.h"
 
 namespace fm {
 
@@ -25,7 +26,7 @@ int finish_run(const Outputs& out, nlohmann::ordered_json j, const std::string& 
                const char* indent, const RunOptions& ro, const WaveOptions& wave,
                const std::string& wave_note, bool ok, const std::string& stop_reason,
                const std::string& message) {
-  if (ro.router_factory) j["config"]["rtl-routers"] = true;
+  if (ro.router_factory) j[result_key::kConfig]["rtl-routers"] = true;
   if (!out.json.empty()) write_file_atomic(out.json, j.dump(2) + "\n");
   if (!out.csv.empty()) write_file_atomic(out.csv, csv_from_json(j));
   if (!out.html.empty()) {

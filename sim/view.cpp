@@ -17,6 +17,7 @@
 #include "sim/io.h"
 #include "sim/po_error.h"
 #include "sim/sweep.h"
+#include "tb/result_keys.h"
 #include "tb/util/parse.h"
 
 namespace fm {
@@ -37,6 +38,7 @@ extern const char* const kSweepIndexPage;
 
 namespace po = boost::program_options;
 using Json = nlohmann::json;
+namespace rk = result_key;
 
 namespace {
 
@@ -68,8 +70,9 @@ uint64_t unum(const Json& r, const char* k) {
 // link_utilization; throws UsageError otherwise.
 void require_result(const Json& r, const std::string& name) {
   int W = 0, H = 0;
-  if (!r.is_object() || !r.contains("config") || !r["config"].is_object() || !parse_wh(r["config"].value("mesh", Json()), &W, &H) ||
-      !r.contains("link_utilization") || !r["link_utilization"].is_array() || !r.contains("cycles"))
+  if (!r.is_object() || !r.contains(rk::kConfig) || !r[rk::kConfig].is_object() ||
+      !parse_wh(r[rk::kConfig].value("mesh", Json()), &W, &H) || !r.contains(rk::kLinkUtilization) ||
+      !r[rk::kLinkUtilization].is_array() || !r.contains(rk::kCycles))
     throw UsageError("view " + name + ": not an allreduce or traffic result (needs config.mesh, cycles and link_utilization; "
                      "write one with faultmesh allreduce|traffic --json FILE)");
 }
@@ -84,8 +87,17 @@ class ResultCheck {
   explicit ResultCheck(const std::string& file) : file_(file) {}
 
   void run(const Json& r) {
+    // The kind and schema first: a result of a newer schema may not hold what the
+    // checks below look for, and says so rather than failing one of them.
+    if (r.is_object()) {
+      try {
+        result_kind(r);
+      } catch (const ConfigError& e) {
+        throw UsageError("view " + file_ + ": " + e.what());
+      }
+    }
     require_result(r, file_);
-    const Json& c = r["config"];
+    const Json& c = r[rk::kConfig];
     int W = 0, H = 0;
     parse_wh(c["mesh"], &W, &H);
     if (W < 1 || H < 1 || W > 4096 || H > 4096 || (long)W * H > 16384)
@@ -98,69 +110,74 @@ class ResultCheck {
     }
     for (const char* k : {"topology", "pattern"}) opt_string(c, k, "config.");
     for (const char* k : {"cycle_ns", "rate"}) opt_number(c, k, "config.", 0, 1e9);
-    for (const char* k : {"cycles", "start_cycle", "warmup_cycles", "measure_cycles", "drain_cycles", "live_chips",
-                          "participants", "bytes", "restarts", "flits_injected", "flits_ejected"})
+    for (const char* k : {rk::kCycles, rk::kStartCycle, rk::kWarmupCycles, rk::kMeasureCycles, rk::kDrainCycles,
+                          rk::kLiveChips, rk::kParticipants, rk::kBytes, rk::kRestarts, rk::kFlitsInjected,
+                          rk::kFlitsEjected})
       opt_count(r, k, "");
-    for (const char* k : {"time_us", "busbw_GBps", "algbw_GBps", "bound_ratio", "topo_bound_ratio", "link_util_mean",
-                          "link_util_max", "offered_flit_rate", "accepted_flit_rate", "avg_packet_latency",
-                          "p99_packet_latency", "max_packet_latency"})
+    for (const char* k : {rk::kTimeUs, rk::kBusbwGBps, rk::kAlgbwGBps, rk::kBoundRatio, rk::kTopoBoundRatio,
+                          rk::kLinkUtilMean, rk::kLinkUtilMax, rk::kOfferedFlitRate, rk::kAcceptedFlitRate,
+                          rk::kAvgPacketLatency, rk::kP99PacketLatency, rk::kMaxPacketLatency})
       opt_number(r, k, "", -1e18, 1e18);
-    for (const char* k : {"algo", "stop_reason", "message"}) opt_string(r, k, "");
-    for (const char* k : {"ok", "conservation_ok"})
+    for (const char* k : {rk::kAlgo, rk::kStopReason, rk::kMessage}) opt_string(r, k, "");
+    for (const char* k : {rk::kOk, rk::kConservationOk})
       if (r.contains(k) && !r[k].is_boolean()) bad(k, "true or false", r[k]);
-    if (r.contains("verified") && !r["verified"].is_boolean() && !r["verified"].is_null())
-      bad("verified", "true, false or null", r["verified"]);
-    if (r.contains("flits_dropped")) {
-      const Json& d = object(r["flits_dropped"], "flits_dropped");
-      for (auto it = d.begin(); it != d.end(); ++it) count(it.value(), "flits_dropped." + it.key());
+    if (r.contains(rk::kVerified) && !r[rk::kVerified].is_boolean() && !r[rk::kVerified].is_null())
+      bad(rk::kVerified, "true, false or null", r[rk::kVerified]);
+    if (r.contains(rk::kFlitsDropped)) {
+      const Json& d = object(r[rk::kFlitsDropped], rk::kFlitsDropped);
+      for (auto it = d.begin(); it != d.end(); ++it) count(it.value(), std::string(rk::kFlitsDropped) + "." + it.key());
     }
-    each(r, "link_utilization", [&](const Json& l, const std::string& at) {
+    each(r, rk::kLinkUtilization, [&](const Json& l, const std::string& at) {
       link(l, at);
       number(field(l, "utilization", at), at + ".utilization", 0, 1e6);
     }, true);
-    if (r.contains("link_windows")) {
-      const Json& lw = object(r["link_windows"], "link_windows");
+    if (r.contains(rk::kLinkWindows)) {
+      const Json& lw = object(r[rk::kLinkWindows], rk::kLinkWindows);
       size_t links = 0;
-      each(lw, "links", [&](const Json& l, const std::string& at) { link(l, at), ++links; }, true, "link_windows.");
+      const std::string in_lw = std::string(rk::kLinkWindows) + ".";
+      each(lw, "links", [&](const Json& l, const std::string& at) { link(l, at), ++links; }, true, in_lw);
       each(lw, "windows", [&](const Json& w, const std::string& at) {
         const uint64_t from = count(field(w, "from", at), at + ".from"), to = count(field(w, "to", at), at + ".to");
         if (to < from) bad(at + ".to", "a cycle >= from (" + std::to_string(from) + ")", w["to"]);
         const Json& f = array(field(w, "flits", at), at + ".flits");
         if (f.size() != links) bad(at + ".flits", std::to_string(links) + " counts, one per link", f);
         for (size_t i = 0; i < f.size(); ++i) count(f[i], at + ".flits[" + std::to_string(i) + "]");
-      }, true, "link_windows.");
+      }, true, in_lw);
     }
-    each(r, "dead_chips", [&](const Json& x, const std::string& at) { chip(x, at), count(field(x, "cycle", at), at + ".cycle"); });
-    each(r, "dead_links", [&](const Json& x, const std::string& at) {
+    each(r, rk::kDeadChips,
+         [&](const Json& x, const std::string& at) { chip(x, at), count(field(x, "cycle", at), at + ".cycle"); });
+    each(r, rk::kDeadLinks, [&](const Json& x, const std::string& at) {
       link(x, at);
       count(field(x, "cycle", at), at + ".cycle");
       string(field(x, "cause", at), at + ".cause");
     });
-    each(r, "dead_boards", [&](const Json& x, const std::string& at) {
+    each(r, rk::kDeadBoards, [&](const Json& x, const std::string& at) {
       coord(field(x, "x0", at), at + ".x0", w_), coord(field(x, "y0", at), at + ".y0", h_);
       integer(field(x, "w", at), at + ".w", 1, w_), integer(field(x, "h", at), at + ".h", 1, h_);
       integer(field(x, "bx", at), at + ".bx", 0, w_), integer(field(x, "by", at), at + ".by", 0, h_);
       count(field(x, "cycle", at), at + ".cycle");
     });
-    each(r, "link_drops", [&](const Json& x, const std::string& at) {
+    each(r, rk::kLinkDrops, [&](const Json& x, const std::string& at) {
       link(x, at);
       count(field(x, "dead_link", at), at + ".dead_link"), count(field(x, "dead_destination", at), at + ".dead_destination");
     });
-    each(r, "chip_drops", [&](const Json& x, const std::string& at) { chip(x, at), count(field(x, "dead_router", at), at + ".dead_router"); });
-    each(r, "chip_roles", [&](const Json& s, const std::string& at) {
+    each(r, rk::kChipDrops, [&](const Json& x, const std::string& at) {
+      chip(x, at), count(field(x, "dead_router", at), at + ".dead_router");
+    });
+    each(r, rk::kChipRoles, [&](const Json& s, const std::string& at) {
       count(field(s, "from_cycle", at), at + ".from_cycle");
       string(field(s, "algo", at), at + ".algo");
       each(s, "chips", [&](const Json& ch, const std::string& a2) { chip(ch, a2), string(field(ch, "role", a2), a2 + ".role"); },
            true, at + ".");
     });
-    each(r, "timeline", [&](const Json& e, const std::string& at) {
+    each(r, rk::kTimeline, [&](const Json& e, const std::string& at) {
       count(field(e, "cycle", at), at + ".cycle"), string(field(e, "event", at), at + ".event");
     });
-    each(r, "phases", [&](const Json& p, const std::string& at) {
+    each(r, rk::kPhases, [&](const Json& p, const std::string& at) {
       string(field(p, "name", at), at + ".name");
       count(field(p, "start", at), at + ".start"), count(field(p, "end", at), at + ".end");
     });
-    each(r, "link_utilization_over_time", [&](const Json& u, const std::string& at) {
+    each(r, rk::kLinkUtilizationOverTime, [&](const Json& u, const std::string& at) {
       count(field(u, "cycle", at), at + ".cycle"), number(field(u, "utilization", at), at + ".utilization", 0, 1e6);
     });
   }
@@ -241,45 +258,48 @@ Json figures(const Json& r, bool allreduce) {
   auto add = [&](const std::string& id, const std::string& label, const std::string& text) {
     f.push_back({id, label, text});
   };
-  const bool ok = r.value("ok", false);
-  add("result", "result", ok ? "OK" : "FAILED (" + r.value("stop_reason", std::string("?")) + ")" +
-                              (r.contains("message") ? ": " + r["message"].get<std::string>() : ""));
-  const Json& c = r["config"];
+  const bool ok = r.value(rk::kOk, false);
+  add("result", "result", ok ? "OK" : "FAILED (" + r.value(rk::kStopReason, std::string("?")) + ")" +
+                              (r.contains(rk::kMessage) ? ": " + r[rk::kMessage].get<std::string>() : ""));
+  const Json& c = r[rk::kConfig];
   const std::string machine = c.value("mesh", std::string("?")) + " " + c.value("topology", std::string(""));
   if (allreduce) {
-    add("algo", "allreduce", r.value("algo", std::string("?")) + " on " + machine + ", " +
-                                 std::to_string(unum(r, "live_chips")) + " live chips, " +
-                                 std::to_string(unum(r, "participants")) + " participants, " +
-                                 std::to_string(unum(r, "bytes")) + " bytes per chip");
-    add("cycles", "cycles", std::to_string(unum(r, "cycles")));
-    add("time", "time", fmt("%.3f us", num(r, "time_us")));
-    add("busbw", "busbw", fmt("%.3f GB/s", num(r, "busbw_GBps")) + fmt(" (algbw %.3f GB/s)", num(r, "algbw_GBps")));
-    add("bound_ratio", "algorithm bound ratio", fmt("%.3f", num(r, "bound_ratio")));
-    add("topo_bound_ratio", "topology bound ratio", fmt("%.3f", num(r, "topo_bound_ratio")));
-    const Json v = r.value("verified", Json());
+    add("algo", "allreduce", r.value(rk::kAlgo, std::string("?")) + " on " + machine + ", " +
+                                 std::to_string(unum(r, rk::kLiveChips)) + " live chips, " +
+                                 std::to_string(unum(r, rk::kParticipants)) + " participants, " +
+                                 std::to_string(unum(r, rk::kBytes)) + " bytes per chip");
+    add("cycles", "cycles", std::to_string(unum(r, rk::kCycles)));
+    add("time", "time", fmt("%.3f us", num(r, rk::kTimeUs)));
+    add("busbw", "busbw",
+        fmt("%.3f GB/s", num(r, rk::kBusbwGBps)) + fmt(" (algbw %.3f GB/s)", num(r, rk::kAlgbwGBps)));
+    add("bound_ratio", "algorithm bound ratio", fmt("%.3f", num(r, rk::kBoundRatio)));
+    add("topo_bound_ratio", "topology bound ratio", fmt("%.3f", num(r, rk::kTopoBoundRatio)));
+    const Json v = r.value(rk::kVerified, Json());
     add("verified", "verified", v.is_boolean() ? (v.get<bool>() ? "yes" : "NO") : "not checked");
-    add("conservation", "conservation", r.value("conservation_ok", false) ? "conserved" : "NOT conserved");
-    const Json d = r.value("flits_dropped", Json::object());
+    add("conservation", "conservation", r.value(rk::kConservationOk, false) ? "conserved" : "NOT conserved");
+    const Json d = r.value(rk::kFlitsDropped, Json::object());
     auto dn = [&](const char* k) { return std::to_string(d.contains(k) ? d[k].get<uint64_t>() : 0); };
     add("drops", "drops", dn("total") + " (dead router " + dn("dead_router") + ", dead link " + dn("dead_link") +
                               ", dead destination " + dn("dead_destination") + ", flushed " + dn("flushed") +
                               ", aborted " + dn("abort") + ")");
-    add("restarts", "restarts", std::to_string(unum(r, "restarts")));
+    add("restarts", "restarts", std::to_string(unum(r, rk::kRestarts)));
   } else {
     add("traffic", "traffic", c.value("pattern", std::string("?")) + " at " + fmt("%.4g", num(c, "rate")) +
                                   " flits/node/cycle on " + machine);
-    add("cycles", "cycles", std::to_string(unum(r, "cycles")) + " (warm-up " + std::to_string(unum(r, "warmup_cycles")) +
-                                ", measure " + std::to_string(unum(r, "measure_cycles")) + ", drain " +
-                                std::to_string(unum(r, "drain_cycles")) + ")");
-    add("throughput", "throughput", fmt("offered %.4f", num(r, "offered_flit_rate")) +
-                                        fmt(", accepted %.4f flits/node/cycle", num(r, "accepted_flit_rate")));
-    add("latency", "packet latency", fmt("avg %.2f", num(r, "avg_packet_latency")) +
-                                         fmt(", p99 %.0f", num(r, "p99_packet_latency")) +
-                                         fmt(", max %.0f cycles", num(r, "max_packet_latency")));
-    add("flits", "flits", "injected " + std::to_string(unum(r, "flits_injected")) + ", ejected " +
-                              std::to_string(unum(r, "flits_ejected")));
+    add("cycles", "cycles", std::to_string(unum(r, rk::kCycles)) + " (warm-up " +
+                                std::to_string(unum(r, rk::kWarmupCycles)) + ", measure " +
+                                std::to_string(unum(r, rk::kMeasureCycles)) + ", drain " +
+                                std::to_string(unum(r, rk::kDrainCycles)) + ")");
+    add("throughput", "throughput", fmt("offered %.4f", num(r, rk::kOfferedFlitRate)) +
+                                        fmt(", accepted %.4f flits/node/cycle", num(r, rk::kAcceptedFlitRate)));
+    add("latency", "packet latency", fmt("avg %.2f", num(r, rk::kAvgPacketLatency)) +
+                                         fmt(", p99 %.0f", num(r, rk::kP99PacketLatency)) +
+                                         fmt(", max %.0f cycles", num(r, rk::kMaxPacketLatency)));
+    add("flits", "flits", "injected " + std::to_string(unum(r, rk::kFlitsInjected)) + ", ejected " +
+                              std::to_string(unum(r, rk::kFlitsEjected)));
   }
-  add("links", "link utilization", fmt("mean %.3f", num(r, "link_util_mean")) + fmt(", max %.3f", num(r, "link_util_max")));
+  add("links", "link utilization",
+      fmt("mean %.3f", num(r, rk::kLinkUtilMean)) + fmt(", max %.3f", num(r, rk::kLinkUtilMax)));
   return f;
 }
 
@@ -289,34 +309,35 @@ Json figures(const Json& r, bool allreduce) {
 Json run_data(const Json& r, const std::string& name) {
   int W = 0, H = 0, bw = 2, bh = 2;
   require_result(r, name);
-  parse_wh(r["config"]["mesh"], &W, &H);
-  const Json& c = r["config"];
+  parse_wh(r[rk::kConfig]["mesh"], &W, &H);
+  const Json& c = r[rk::kConfig];
   parse_wh(c.value("board", Json()), &bw, &bh);
-  const bool allreduce = r.contains("busbw_GBps");
+  const ResultKind kind = result_kind(r);
+  const bool allreduce = kind == ResultKind::Allreduce;
   Json d;
   d["name"] = name;
-  d["kind"] = allreduce ? "allreduce" : "traffic";
+  d["kind"] = enum_name(kind);
   d["w"] = W;
   d["h"] = H;
   d["torus"] = c.value("topology", std::string()) == "torus";
   d["board"] = {bw, bh};
   d["cycle_ns"] = num(c, "cycle_ns");
-  const uint64_t start = unum(r, "start_cycle");
-  uint64_t end = allreduce ? start + unum(r, "cycles") : unum(r, "cycles");
+  const uint64_t start = unum(r, rk::kStartCycle);
+  uint64_t end = allreduce ? start + unum(r, rk::kCycles) : unum(r, rk::kCycles);
   // Links and windows; a result written before link windows existed gets one window
   // with the whole run's utilization.
   Json links = Json::array(), windows = Json::array();
-  if (r.contains("link_windows")) {
-    for (const Json& l : r["link_windows"]["links"]) links.push_back({l["x"], l["y"], port_index(l["port"])});
-    for (const Json& w : r["link_windows"]["windows"]) {
+  if (r.contains(rk::kLinkWindows)) {
+    for (const Json& l : r[rk::kLinkWindows]["links"]) links.push_back({l["x"], l["y"], port_index(l["port"])});
+    for (const Json& w : r[rk::kLinkWindows]["windows"]) {
       windows.push_back({w["from"], w["to"], w["flits"]});
       end = std::max(end, w["to"].get<uint64_t>());
     }
   } else {
-    const uint64_t from = allreduce ? start : unum(r, "warmup_cycles");
-    const uint64_t span = allreduce ? unum(r, "cycles") : unum(r, "measure_cycles");
+    const uint64_t from = allreduce ? start : unum(r, rk::kWarmupCycles);
+    const uint64_t span = allreduce ? unum(r, rk::kCycles) : unum(r, rk::kMeasureCycles);
     Json fl = Json::array();
-    for (const Json& l : r["link_utilization"]) {
+    for (const Json& l : r[rk::kLinkUtilization]) {
       links.push_back({l["x"], l["y"], port_index(l["port"])});
       fl.push_back((uint64_t)std::llround(l["utilization"].get<double>() * span));
     }
@@ -326,25 +347,25 @@ Json run_data(const Json& r, const std::string& name) {
   d["windows"] = windows;
   d["end"] = end;
   Json dc = Json::array(), dl = Json::array(), db = Json::array();
-  for (const Json& x : r.value("dead_chips", Json::array())) dc.push_back({x["x"], x["y"], x["cycle"]});
-  for (const Json& x : r.value("dead_links", Json::array()))
+  for (const Json& x : r.value(rk::kDeadChips, Json::array())) dc.push_back({x["x"], x["y"], x["cycle"]});
+  for (const Json& x : r.value(rk::kDeadLinks, Json::array()))
     dl.push_back({x["x"], x["y"], port_index(x["port"]), x["cycle"], x["cause"]});
-  for (const Json& x : r.value("dead_boards", Json::array()))
+  for (const Json& x : r.value(rk::kDeadBoards, Json::array()))
     db.push_back({x["x0"], x["y0"], x["w"], x["h"], x["cycle"], x["bx"], x["by"]});
   d["dead_chips"] = dc;
   d["dead_links"] = dl;
   d["dead_boards"] = db;
   Json ld = Json::object(), cd = Json::object();
-  for (const Json& x : r.value("link_drops", Json::array()))
+  for (const Json& x : r.value(rk::kLinkDrops, Json::array()))
     ld[std::to_string(x["x"].get<int>()) + "," + std::to_string(x["y"].get<int>()) + ":" + x["port"].get<std::string>()] =
         {x["dead_link"], x["dead_destination"]};
-  for (const Json& x : r.value("chip_drops", Json::array()))
+  for (const Json& x : r.value(rk::kChipDrops, Json::array()))
     cd[std::to_string(x["x"].get<int>()) + "," + std::to_string(x["y"].get<int>())] = x["dead_router"];
   d["link_drops"] = ld;
   d["chip_drops"] = cd;
   // Roles: distinct role names and, per chip id (y * W + x), an index into them.
   Json roles = Json::array();
-  for (const Json& s : r.value("chip_roles", Json::array())) {
+  for (const Json& s : r.value(rk::kChipRoles, Json::array())) {
     std::vector<std::string> names;
     Json idx = Json::array();
     std::vector<int> by_id((size_t)W * H, -1);
@@ -362,21 +383,23 @@ Json run_data(const Json& r, const std::string& name) {
   Json ev = Json::array(), ph = Json::array(), series = Json::array();
   if (allreduce) {
     if (start > 0) ev.push_back({start, "start: the collective starts (after the compute phase)"});
-    for (const Json& e : r.value("timeline", Json::array())) ev.push_back({e["cycle"], e["event"]});
-    if (r.value("timeline", Json::array()).empty() && r.value("ok", false)) ev.push_back({end, "complete"});
-    for (const Json& p : r.value("phases", Json::array())) {
+    for (const Json& e : r.value(rk::kTimeline, Json::array())) ev.push_back({e["cycle"], e["event"]});
+    if (r.value(rk::kTimeline, Json::array()).empty() && r.value(rk::kOk, false)) ev.push_back({end, "complete"});
+    for (const Json& p : r.value(rk::kPhases, Json::array())) {
       const uint64_t a = p["start"], b = p["end"];
       if (a || b) ph.push_back({p["name"], start + a, start + b});
     }
-    for (const Json& u : r.value("link_utilization_over_time", Json::array())) series.push_back({u["cycle"], u["utilization"]});
+    for (const Json& u : r.value(rk::kLinkUtilizationOverTime, Json::array()))
+      series.push_back({u["cycle"], u["utilization"]});
   } else {
-    const uint64_t w0 = unum(r, "warmup_cycles"), w1 = w0 + unum(r, "measure_cycles");
+    const uint64_t w0 = unum(r, rk::kWarmupCycles), w1 = w0 + unum(r, rk::kMeasureCycles);
     if (w0) ph.push_back({"warm-up", 0, w0});
     ph.push_back({"measurement", w0, w1});
     if (end > w1) ph.push_back({"drain", w1, end});
     ev.push_back({w0, "measurement starts"});
     ev.push_back({w1, "injection stops, drain"});
-    ev.push_back({end, r.value("ok", false) ? "drained: every injected flit ejected" : "stopped: " + r.value("stop_reason", std::string("?"))});
+    ev.push_back({end, r.value(rk::kOk, false) ? "drained: every injected flit ejected"
+                                                : "stopped: " + r.value(rk::kStopReason, std::string("?"))});
     // The mean over the live link directions in each window (the allreduce JSON has it).
     std::vector<char> dead(links.size(), 0);
     std::map<std::string, size_t> at;
@@ -515,9 +538,11 @@ void write_sweep_index(const std::string& dir, const std::vector<nlohmann::order
     for (auto it = r.begin(); it != r.end(); ++it)
       if (it.key().rfind("opt.", 0) == 0 && std::find(cols.begin(), cols.end(), it.key()) == cols.end())
         cols.push_back(it.key());
-  for (const char* k : {"cycles", "time_us", "busbw_GBps", "bound_ratio", "topo_bound_ratio", "verified",
-                        "conservation_ok", "flits_dropped.total", "offered_flit_rate", "accepted_flit_rate",
-                        "avg_packet_latency", "p99_packet_latency", "link_util_mean", "link_util_max", "error"})
+  const std::string dropped = std::string(rk::kFlitsDropped) + ".total";  // a row flattens the result
+  for (const char* k : {rk::kCycles, rk::kTimeUs, rk::kBusbwGBps, rk::kBoundRatio, rk::kTopoBoundRatio,
+                        rk::kVerified, rk::kConservationOk, dropped.c_str(), rk::kOfferedFlitRate,
+                        rk::kAcceptedFlitRate, rk::kAvgPacketLatency, rk::kP99PacketLatency, rk::kLinkUtilMean,
+                        rk::kLinkUtilMax, "error"})
     for (const auto& r : rows)
       if (r.contains(k)) {
         cols.push_back(k);

@@ -16,6 +16,7 @@
 #include "tb/config_schema.h"
 #include "tb/driver.h"
 #include "tb/memory.h"
+#include "tb/result_keys.h"
 #include "tb/tracer.h"
 #include "tb/view_data.h"
 
@@ -88,7 +89,7 @@ nlohmann::ordered_json view_json(const Config& cfg, Network& net, const LinkWind
                                  const std::vector<TimelineEvent>& timeline) {
   const Topology2D& t = net.topology();
   nlohmann::ordered_json j;
-  j["link_windows"] = lw.json(t);
+  j[result_key::kLinkWindows] = lw.json(t);
   static const std::vector<size_t> kNone;
   static const std::vector<Cycle> kNoCycles;
   add_dead_elements(cfg.net, ctl ? ctl->applied_indices() : kNone, ctl ? ctl->fault_cycles() : kNoCycles, &j);
@@ -99,12 +100,12 @@ nlohmann::ordered_json view_json(const Config& cfg, Network& net, const LinkWind
         if (l->dropped_flits() || l->dropped_dead_destination())
           ld.push_back({{"x", t.x(c)}, {"y", t.y(c)}, {"port", port_name((Port)p)},
                         {"dead_link", l->dropped_flits()}, {"dead_destination", l->dropped_dead_destination()}});
-  j["link_drops"] = ld;
+  j[result_key::kLinkDrops] = ld;
   nlohmann::ordered_json cd = nlohmann::ordered_json::array();
   if (ctl)
     for (const auto& [c, n] : ctl->dead_router_by_chip())
       cd.push_back({{"x", t.x(c)}, {"y", t.y(c)}, {"dead_router", n}});
-  j["chip_drops"] = cd;
+  j[result_key::kChipDrops] = cd;
   const FaultSet before(cfg.net);
   std::vector<char> dead(t.chips());
   for (ChipId c = 0; c < (ChipId)t.chips(); ++c) dead[c] = before.chip_dead(c);
@@ -119,7 +120,7 @@ nlohmann::ordered_json view_json(const Config& cfg, Network& net, const LinkWind
     for (ChipId c = 0; c < (ChipId)t.chips(); ++c) dead[c] = host.faults().chip_dead(c);
     roles.push_back(chip_roles_json(last->schedule(), t, dead, from, coll::to_string(cfg.recovery.restart_algo)));
   }
-  j["chip_roles"] = roles;
+  j[result_key::kChipRoles] = roles;
   return j;
 }
 
@@ -531,74 +532,75 @@ std::string schedule_fingerprint(const Config& cfg) {
 }
 
 nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
-  nlohmann::ordered_json j;
-  j["ok"] = r.ok;
-  j["stop_reason"] = r.stop_reason;
-  if (!r.message.empty()) j["message"] = r.message;
-  j["algo"] = coll::to_string(r.config.coll.algo);
-  j["bytes"] = r.config.coll.bytes;
-  j["cycles"] = r.cycles;
-  j["start_cycle"] = r.start_cycle;  // phases' start/end count from here
+  namespace rk = result_key;
+  nlohmann::ordered_json j = result_header(ResultKind::Allreduce);
+  j[rk::kOk] = r.ok;
+  j[rk::kStopReason] = r.stop_reason;
+  if (!r.message.empty()) j[rk::kMessage] = r.message;
+  j[rk::kAlgo] = coll::to_string(r.config.coll.algo);
+  j[rk::kBytes] = r.config.coll.bytes;
+  j[rk::kCycles] = r.cycles;
+  j[rk::kStartCycle] = r.start_cycle;  // phases' start/end count from here
   j["max_cycles_limit"] = r.max_cycles;  // the max-cycles guard in force
-  j["time_us"] = r.time_us;
+  j[rk::kTimeUs] = r.time_us;
   j["step_time_us"] = r.step_time_us;
-  j["algbw_GBps"] = r.algbw_GBps;
-  j["busbw_GBps"] = r.busbw_GBps;
-  j["bound_cycles"] = r.bound_cycles;
-  j["bound_ratio"] = r.bound_ratio;
-  j["topo_bound_cycles"] = r.topo_bound_cycles;
-  j["topo_bound_ratio"] = r.topo_bound_ratio;
-  j["verified"] = r.verified ? nlohmann::ordered_json(*r.verified) : nlohmann::ordered_json(nullptr);
-  j["live_chips"] = r.live_chips;
-  j["participants"] = r.participants;
-  j["words_per_chip"] = r.words;
-  j["transfers"] = r.transfers;
-  j["max_link_words"] = r.max_link_words;
+  j[rk::kAlgbwGBps] = r.algbw_GBps;
+  j[rk::kBusbwGBps] = r.busbw_GBps;
+  j[rk::kBoundCycles] = r.bound_cycles;
+  j[rk::kBoundRatio] = r.bound_ratio;
+  j[rk::kTopoBoundCycles] = r.topo_bound_cycles;
+  j[rk::kTopoBoundRatio] = r.topo_bound_ratio;
+  j[rk::kVerified] = r.verified ? nlohmann::ordered_json(*r.verified) : nlohmann::ordered_json(nullptr);
+  j[rk::kLiveChips] = r.live_chips;
+  j[rk::kParticipants] = r.participants;
+  j[rk::kWordsPerChip] = r.words;
+  j[rk::kTransfers] = r.transfers;
+  j[rk::kMaxLinkWords] = r.max_link_words;
   nlohmann::ordered_json ph = nlohmann::ordered_json::array();
   for (const PhaseTime& p : r.phases) ph.push_back({{"name", p.name}, {"start", p.start}, {"end", p.end}});
-  j["phases"] = ph;
-  j["link_util_mean"] = r.link_util_mean;
-  j["link_util_max"] = r.link_util_max;
+  j[rk::kPhases] = ph;
+  j[rk::kLinkUtilMean] = r.link_util_mean;
+  j[rk::kLinkUtilMax] = r.link_util_max;
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
-  j["link_utilization"] = links;
-  j["flits_injected"] = r.totals.flits_injected;
-  j["flits_ejected"] = r.totals.flits_ejected;
-  j["flits_delivered"] = r.flits_delivered;
-  j["flits_dropped"] = {{"dead_router", r.drops.dead_router},
-                        {"dead_link", r.drops.dead_link},
-                        {"dead_destination", r.drops.dead_destination},
-                        {"flushed", r.drops.flushed},
-                        {"abort", r.discarded_abort},
-                        {"total", r.drops.total() + r.discarded_abort}};
+  j[rk::kLinkUtilization] = links;
+  j[rk::kFlitsInjected] = r.totals.flits_injected;
+  j[rk::kFlitsEjected] = r.totals.flits_ejected;
+  j[rk::kFlitsDelivered] = r.flits_delivered;
+  j[rk::kFlitsDropped] = {{"dead_router", r.drops.dead_router},
+                          {"dead_link", r.drops.dead_link},
+                          {"dead_destination", r.drops.dead_destination},
+                          {"flushed", r.drops.flushed},
+                          {"abort", r.discarded_abort},
+                          {"total", r.drops.total() + r.discarded_abort}};
   j["flits_in_network"] = r.flits_in_network;  // left in buffers and on links at a stop
-  j["conservation_ok"] = r.conservation_ok;
-  j["restarts"] = r.restarts;
+  j[rk::kConservationOk] = r.conservation_ok;
+  j[rk::kRestarts] = r.restarts;
   nlohmann::ordered_json tl = nlohmann::ordered_json::array();
   for (const TimelineEvent& e : r.timeline) tl.push_back({{"cycle", e.cycle}, {"event", e.what}});
-  j["timeline"] = tl;
-  j["faults_not_triggered"] = r.untriggered;
+  j[rk::kTimeline] = tl;
+  j[rk::kFaultsNotTriggered] = r.untriggered;
   nlohmann::ordered_json us = nlohmann::ordered_json::array();
   for (const auto& [c, u] : r.util_series) us.push_back({{"cycle", c}, {"utilization", u}});
-  j["link_utilization_over_time"] = us;
+  j[rk::kLinkUtilizationOverTime] = us;
   for (auto it = r.view.begin(); it != r.view.end(); ++it) j[it.key()] = it.value();
   j["hbm_bytes_moved"] = r.hbm_bytes;
   j["words_reduced"] = r.words_reduced;
   j["routing"] = routes_json(r.routes_info, r.route_check);
-  j["config"] = config_json(r.config, Command::Allreduce);
-  j["schedule_fingerprint"] = r.schedule_fingerprint;
-  j["model_version"] = kModelVersion;
-  j["recovery_version"] = recovery_version(r.config);
-  j["simulator"] = {{"wall_seconds", r.wall_seconds},
-                    {"setup_seconds", r.setup_seconds},
-                    {"recovery_planning_seconds", r.planning_seconds},
-                    {"router_cycles_per_second", r.router_cycles_per_second},
-                    {"peak_rss_kb", r.peak_rss_kb},
-                    {"cpu", host_cpu()},
-                    {"threads", r.threads},
-                    {"parallel_cycles", r.parallel_cycles},
-                    {"rebalances", r.rebalances}};
+  j[rk::kConfig] = config_json(r.config, Command::Allreduce);
+  j[rk::kScheduleFingerprint] = r.schedule_fingerprint;
+  j[rk::kModelVersion] = kModelVersion;
+  j[rk::kRecoveryVersion] = recovery_version(r.config);
+  j[rk::kSimulator] = {{"wall_seconds", r.wall_seconds},
+                       {"setup_seconds", r.setup_seconds},
+                       {"recovery_planning_seconds", r.planning_seconds},
+                       {"router_cycles_per_second", r.router_cycles_per_second},
+                       {"peak_rss_kb", r.peak_rss_kb},
+                       {"cpu", host_cpu()},
+                       {"threads", r.threads},
+                       {"parallel_cycles", r.parallel_cycles},
+                       {"rebalances", r.rebalances}};
   return j;
 }
 

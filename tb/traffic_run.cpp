@@ -14,6 +14,7 @@
 #include "models/route_table.h"
 #include "tb/config_schema.h"
 #include "tb/driver.h"
+#include "tb/result_keys.h"
 #include "tb/traffic_pattern.h"
 #include "tb/view_data.h"
 
@@ -332,7 +333,7 @@ TrafficResult run_traffic(const Config& cfg, const RunOptions& opt) {
   const Cycle done = simulate_traffic(cfg, opt, *m, link_windows, &w, r);
   if (m->tracer) r.wave_note = m->tracer->finish();
   r.wall_seconds = since(t0);
-  r.view["link_windows"] = link_windows.json(m->net->topology());
+  r.view[result_key::kLinkWindows] = link_windows.json(m->net->topology());
   add_dead_elements(cfg.net, {}, {}, &r.view);
   const double sim_seconds = since(t1);
   measure_traffic(cfg, *m, w, done, sim_seconds, r);
@@ -364,22 +365,23 @@ nlohmann::ordered_json routes_json(const RouteSet& rs, const RouteCheck& c) {
 }
 
 nlohmann::ordered_json result_json(const TrafficResult& r) {
-  nlohmann::ordered_json j;
-  j["ok"] = r.ok;
-  j["stop_reason"] = r.stop_reason;
-  if (!r.message.empty()) j["message"] = r.message;
-  j["cycles"] = r.total_cycles;
-  j["warmup_cycles"] = r.warmup_cycles;
-  j["measure_cycles"] = r.measure_cycles;
-  j["drain_cycles"] = r.drain_cycles;
-  j["offered_flit_rate"] = r.offered_flit_rate;
-  j["accepted_flit_rate"] = r.accepted_flit_rate;
+  namespace rk = result_key;
+  nlohmann::ordered_json j = result_header(ResultKind::Traffic);
+  j[rk::kOk] = r.ok;
+  j[rk::kStopReason] = r.stop_reason;
+  if (!r.message.empty()) j[rk::kMessage] = r.message;
+  j[rk::kCycles] = r.total_cycles;
+  j[rk::kWarmupCycles] = r.warmup_cycles;
+  j[rk::kMeasureCycles] = r.measure_cycles;
+  j[rk::kDrainCycles] = r.drain_cycles;
+  j[rk::kOfferedFlitRate] = r.offered_flit_rate;
+  j[rk::kAcceptedFlitRate] = r.accepted_flit_rate;
   j["accepted_flit_rate_min"] = r.accepted_flit_rate_min;
   j["accepted_flit_rate_max"] = r.accepted_flit_rate_max;
-  j["avg_packet_latency"] = r.avg_packet_latency;
+  j[rk::kAvgPacketLatency] = r.avg_packet_latency;
   j["p50_packet_latency"] = r.p50_packet_latency;
-  j["p99_packet_latency"] = r.p99_packet_latency;
-  j["max_packet_latency"] = r.max_packet_latency;
+  j[rk::kP99PacketLatency] = r.p99_packet_latency;
+  j[rk::kMaxPacketLatency] = r.max_packet_latency;
   j["avg_network_latency"] = r.avg_network_latency;
   j["p50_network_latency"] = r.p50_network_latency;
   j["p99_network_latency"] = r.p99_network_latency;
@@ -388,32 +390,32 @@ nlohmann::ordered_json result_json(const TrafficResult& r) {
   j["packets_created"] = r.packets_created;
   j["packets_delivered"] = r.packets_delivered;
   j["measured_packets"] = r.measured_packets;
-  j["flits_injected"] = r.totals.flits_injected;
-  j["flits_ejected"] = r.totals.flits_ejected;
-  j["flits_switched"] = r.totals.flits_switched;
+  j[rk::kFlitsInjected] = r.totals.flits_injected;
+  j[rk::kFlitsEjected] = r.totals.flits_ejected;
+  j[rk::kFlitsSwitched] = r.totals.flits_switched;
   j["violations"] = r.totals.violations;
-  j["link_util_mean"] = r.link_util_mean;
-  j["link_util_max"] = r.link_util_max;
+  j[rk::kLinkUtilMean] = r.link_util_mean;
+  j[rk::kLinkUtilMax] = r.link_util_max;
   j["vc_occupancy_mean"] = r.vc_occupancy_mean;
   j["vc_occupancy_max"] = r.vc_occupancy_max;
   // The simulator's own performance, not the model's: host timings differ from run to
   // run (the only fields that do), router_activity from one faultmesh version to another.
-  j["wall_seconds"] = r.wall_seconds;
-  j["router_cycles_per_second"] = r.router_cycles_per_second;
-  j["simulator"] = {{"setup_seconds", r.setup_seconds},
-                    {"flit_hops_per_second", r.flit_hops_per_second},
-                    {"peak_rss_kb", r.peak_rss_kb},
-                    {"router_activity", r.router_activity},
-                    {"threads", r.threads},
-                    {"parallel_cycles", r.parallel_cycles},
-                    {"rebalances", r.rebalances}};
+  j[rk::kWallSeconds] = r.wall_seconds;
+  j[rk::kRouterCyclesPerSecond] = r.router_cycles_per_second;
+  j[rk::kSimulator] = {{"setup_seconds", r.setup_seconds},
+                       {"flit_hops_per_second", r.flit_hops_per_second},
+                       {"peak_rss_kb", r.peak_rss_kb},
+                       {"router_activity", r.router_activity},
+                       {"threads", r.threads},
+                       {"parallel_cycles", r.parallel_cycles},
+                       {"rebalances", r.rebalances}};
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const LinkUtil& l : r.links)
     links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
-  j["link_utilization"] = links;
+  j[rk::kLinkUtilization] = links;
   for (auto it = r.view.begin(); it != r.view.end(); ++it) j[it.key()] = it.value();
   j["routing"] = routes_json(r.routes_info, r.route_check);
-  j["config"] = config_json(r.config, Command::Traffic);
+  j[rk::kConfig] = config_json(r.config, Command::Traffic);
   return j;
 }
 

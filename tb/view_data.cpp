@@ -5,6 +5,7 @@
 
 #include "models/noc/fault_set.h"
 #include "models/noc/link.h"
+#include "tb/result_keys.h"
 
 namespace fm {
 
@@ -110,9 +111,9 @@ void add_dead_elements(const NetworkConfig& n, const std::vector<size_t>& applie
     db.push_back({{"bx", b.x}, {"by", b.y}, {"x0", x0}, {"y0", y0}, {"w", std::min(n.board_w, n.width - x0)},
                   {"h", std::min(n.board_h, n.height - y0)}, {"cycle", at}});
   }
-  (*j)["dead_chips"] = dc;
-  (*j)["dead_boards"] = db;
-  (*j)["dead_links"] = dl;
+  (*j)[result_key::kDeadChips] = dc;
+  (*j)[result_key::kDeadBoards] = db;
+  (*j)[result_key::kDeadLinks] = dl;
 }
 
 nlohmann::ordered_json chip_roles_json(const coll::Schedule& s, const Topology2D& t,

@@ -13,6 +13,7 @@
 #include "sim/options.h"
 #include "tb/allreduce_run.h"
 #include "tb/isolated.h"
+#include "tb/result_keys.h"
 #include "tb/traffic_run.h"
 
 namespace fm {
@@ -195,40 +196,41 @@ int cmd_bench(const std::vector<std::string>& args) {
           parse_args(args, d, "", &avm);
           const AllreduceResult r = run_allreduce(allreduce_config_from(avm));
           nlohmann::ordered_json j = allreduce_json(r);
-          j["flits_switched"] = r.totals.flits_switched;  // for flit-hops/s
+          j[result_key::kFlitsSwitched] = r.totals.flits_switched;  // for flit-hops/s
           return j.dump();
         });
         if (ir.exit_code != 0) {
           std::fprintf(stderr, "faultmesh: bench case %s failed: %s\n", c.name.c_str(), ir.output.c_str());
           return kExitRunFailed;
         }
+        namespace rk = result_key;
         const auto j = nlohmann::json::parse(ir.output);
-        if (!j["ok"].get<bool>()) {
+        if (!j[rk::kOk].get<bool>()) {
           std::fprintf(stderr, "faultmesh: bench case %s did not complete\n", c.name.c_str());
           return kExitRunFailed;
         }
-        const nlohmann::json& sim = j["simulator"];
+        const nlohmann::json& sim = j[rk::kSimulator];
         if (c.allreduce.empty()) {
-          rcs.push_back(j["router_cycles_per_second"].get<double>());
+          rcs.push_back(j[rk::kRouterCyclesPerSecond].get<double>());
           fhs.push_back(sim["flit_hops_per_second"].get<double>());
-          wall.push_back(j["wall_seconds"].get<double>());
+          wall.push_back(j[rk::kWallSeconds].get<double>());
           act.push_back(sim["router_activity"].get<double>());
         } else {
           rcs.push_back(sim["router_cycles_per_second"].get<double>());
           const double w = sim["wall_seconds"].get<double>();
-          const auto& cf = j["config"];
+          const auto& cf = j[rk::kConfig];
           int mw = 0, mh = 0;
           parse_wxh(cf["mesh"].get<std::string>(), &mw, &mh);
           chip_gb = (double)mw * mh * cf["bytes"].get<double>() / 1e9;
           // Set-up included, as the run store's rate (wall_seconds of a record).
           const double whole = w + sim.value("setup_seconds", 0.0);
           gbps.push_back(whole > 0 ? chip_gb / whole : 0);
-          fhs.push_back(w > 0 ? j["flits_switched"].get<double>() / w : 0);
+          fhs.push_back(w > 0 ? j[rk::kFlitsSwitched].get<double>() / w : 0);
           wall.push_back(w);
           act.push_back(0);
         }
         rss.push_back(sim["peak_rss_kb"].get<double>());
-        cycles = j["cycles"].get<uint64_t>();
+        cycles = j[rk::kCycles].get<uint64_t>();
       }
       const double w = median(wall);
       if (ti == 0) wall1 = w;

@@ -16,6 +16,7 @@
 #include "tb/util/parse.h"
 #include "tb/isolated.h"
 #include "tb/memory.h"
+#include "tb/result_keys.h"
 #include "tb/traffic_run.h"
 
 namespace fm {
@@ -114,13 +115,14 @@ int cmd_latency_sweep(const std::vector<std::string>& args) {
     const auto res = run_isolated_all(batch, parallel);
     for (size_t k = 0; k < res.size(); ++k) {
       if (res[k].exit_code != 0) throw std::runtime_error("sweep point failed: " + res[k].output);
+      namespace rk = result_key;
       auto j = nlohmann::ordered_json::parse(res[k].output);
-      const double lat = j["avg_packet_latency"].get<double>();
-      const double off = j["offered_flit_rate"].get<double>();
-      const double acc = j["accepted_flit_rate"].get<double>();
+      const double lat = j[rk::kAvgPacketLatency].get<double>();
+      const double off = j[rk::kOfferedFlitRate].get<double>();
+      const double acc = j[rk::kAcceptedFlitRate].get<double>();
       if (i + k == 0) zero_load = lat;
       std::string status = "ok";
-      if (!j["ok"].get<bool>()) status = "saturated (" + j["stop_reason"].get<std::string>() + ")";
+      if (!j[rk::kOk].get<bool>()) status = "saturated (" + j[rk::kStopReason].get<std::string>() + ")";
       else if (lat > factor * zero_load) status = "saturated (latency)";
       else if (acc < 0.95 * off) status = "saturated (accepted < offered)";
       const bool sat = status != "ok";
@@ -129,7 +131,7 @@ int cmd_latency_sweep(const std::vector<std::string>& args) {
       best_accepted = std::max(best_accepted, acc);
       if (!out.quiet)
         std::printf("%8.4f %9.4f %9.4f %10.2f %6u %6u  %s\n", rates[i + k], off, acc, lat,
-                    j["p99_packet_latency"].get<unsigned>(), j["max_packet_latency"].get<unsigned>(),
+                    j[rk::kP99PacketLatency].get<unsigned>(), j[rk::kMaxPacketLatency].get<unsigned>(),
                     status.c_str());
       j["status"] = status;
       points.push_back(j);

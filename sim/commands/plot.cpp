@@ -28,6 +28,7 @@
 #include "sim/io.h"
 #include "sim/options.h"
 #include "sim/plot.h"
+#include "tb/result_keys.h"
 #include "tb/util/subprocess.h"
 #include "sim/sweep.h"
 #include "tb/util/json_io.h"
@@ -39,6 +40,7 @@ namespace fm {
 namespace {
 
 using Json = nlohmann::ordered_json;
+namespace rk = result_key;
 
 // A column of a results row: the spec's option (opt.X), a statistic (X), or the
 // effective configuration a result reports (config.X), in that order.
@@ -144,7 +146,8 @@ void latency_figures(Plotter& pl, const Results& r) {
   const Axis* rate = r.axis("rate");
   if (!rate) return;
   bool traffic = false;
-  for (const Json& row : r.rows) traffic |= row.contains("avg_packet_latency") && row.contains("accepted_flit_rate");
+  for (const Json& row : r.rows)
+    traffic |= row.contains(rk::kAvgPacketLatency) && row.contains(rk::kAcceptedFlitRate);
   if (!traffic) return;
   const auto others = axes_except(r, {"rate", "seed"});
   PlotFigure f;
@@ -157,7 +160,7 @@ void latency_figures(Plotter& pl, const Results& r) {
     s.label = label.empty() ? "latency" : label;
     for (const Json* row : rows) {
       double x, y;
-      if (plot_number(get(*row, "offered_flit_rate"), &x) && plot_number(get(*row, "avg_packet_latency"), &y)) {
+      if (plot_number(get(*row, rk::kOfferedFlitRate), &x) && plot_number(get(*row, rk::kAvgPacketLatency), &y)) {
         s.xy.push_back({x, y});
         lo = std::min(lo, y);
         hi = std::max(hi, y);
@@ -185,7 +188,7 @@ void latency_figures(Plotter& pl, const Results& r) {
                      bool any = false;
                      for (const Json* row : rows) {
                        double a;
-                       if (plot_number(get(*row, "accepted_flit_rate"), &a)) *y = std::max(*y, a), any = true;
+                       if (plot_number(get(*row, rk::kAcceptedFlitRate), &a)) *y = std::max(*y, a), any = true;
                      }
                      return any;
                    },
@@ -197,11 +200,12 @@ void allreduce_figures(Plotter& pl, const Results& r) {
   bool have = false;
   for (const Json& row : r.rows) {
     double c, b;
-    have |= !get(row, "algo").is_null() && plot_number(get(row, "bytes"), &b) && plot_number(get(row, "cycles"), &c);
+    have |= !get(row, rk::kAlgo).is_null() && plot_number(get(row, rk::kBytes), &b) &&
+            plot_number(get(row, rk::kCycles), &c);
   }
   if (!have) return;
   auto cycles = [](const std::vector<const Json*>& rows, double* y) {
-    return rows.size() == 1 && plot_number(get(*rows[0], "cycles"), y);
+    return rows.size() == 1 && plot_number(get(*rows[0], rk::kCycles), y);
   };
   const Axis* bytes = r.axis("bytes");
   if (bytes) {
@@ -241,7 +245,7 @@ void heatmaps(Plotter& pl, const Results& r, const std::string& dir, int n_point
     const int id = (*best)["point"].get<int>();
     const std::string name = point_name(id, n_points);
     const Json res = read_json_file<Json>(dir + "/points/" + name + "/result.json");
-    if (!res.is_object() || !res.contains("link_utilization") || !res.contains("config")) continue;
+    if (!res.is_object() || !res.contains(rk::kLinkUtilization) || !res.contains(rk::kConfig)) continue;
     std::string lab = key_of(*best, axes_except(r, {}));
     pl.heatmap(res, name, lab);
     ++drawn;
@@ -280,7 +284,7 @@ int cmd_plot(const std::vector<std::string>& args) {
   // A single result file (e.g. faultmesh allreduce --json F): its link-utilization heatmap.
   if (dir.size() > 5 && dir.compare(dir.size() - 5, 5, ".json") == 0) {
     const Json res = read_json_file<Json>(dir);
-    if (!res.is_object() || !res.contains("link_utilization") || !res.contains("config"))
+    if (!res.is_object() || !res.contains(rk::kLinkUtilization) || !res.contains(rk::kConfig))
       throw UsageError("plot " + dir + ": not a result file with a per-link utilization map");
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "plots";
     make_dirs(out, "--out");

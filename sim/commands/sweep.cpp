@@ -24,6 +24,7 @@
 #include "sim/slurm.h"
 #include "tb/util/subprocess.h"
 #include "sim/sweep.h"
+#include "tb/result_keys.h"
 #include "tb/util/job_pool.h"
 #include "tb/util/json_io.h"
 #include "sim/view.h"
@@ -38,7 +39,8 @@ using Clock = std::chrono::steady_clock;
 // Result keys that measure the host, not the model: they differ from run to run, so
 // results.csv/jsonl leave them out (they stay in each point's result.json) and the
 // collected results are byte-identical whichever backend or machine ran the points.
-const std::set<std::string> kHostTimingKeys = {"wall_seconds", "router_cycles_per_second", "simulator"};
+const std::set<std::string> kHostTimingKeys = {result_key::kWallSeconds, result_key::kRouterCyclesPerSecond,
+                                                result_key::kSimulator};
 
 std::string slurp(const std::string& p, bool* ok = nullptr) {
   std::ifstream f(p, std::ios::binary);

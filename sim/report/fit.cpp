@@ -96,13 +96,15 @@ void Report::fit_series() {
   // participants and live chips.
   auto take = [&](const Point& p, const Outcome& oc) {
     Series& s = series[skey(p.m, p.c.id, p.algo, p.lat)];
-    const double cycles = oc.j.value("cycles", 0.0), pw = oc.j.value("config", Json::object()).value("packet-words", 32.0);
+    const double cycles = oc.j.value(rk::kCycles, 0.0);
+    const double pw = oc.j.value(rk::kConfig, Json::object()).value("packet-words", 32.0);
     if (cycles > 0 && p.bytes > 0) {
-      const double b = oc.j.value("max_link_words", 0.0) * (1 + 1 / pw) * (oc.j.value("time_us", 0.0) / cycles) / p.bytes;
+      const double b =
+          oc.j.value(rk::kMaxLinkWords, 0.0) * (1 + 1 / pw) * (oc.j.value(rk::kTimeUs, 0.0) / cycles) / p.bytes;
       s.bound_us_per_byte = s.bound_us_per_byte > 0 ? std::min(s.bound_us_per_byte, b) : b;
     }
-    s.participants = oc.j.value("participants", 0);
-    s.live = oc.j.value("live_chips", 0);
+    s.participants = oc.j.value(rk::kParticipants, 0);
+    s.live = oc.j.value(rk::kLiveChips, 0);
   };
   for (const Point* pp : fitted) {
     const Point& p = *pp;
@@ -113,7 +115,7 @@ void Report::fit_series() {
       s.pending |= oc.pending;
       continue;
     }
-    s.xy.push_back({(double)p.bytes, oc.j.value("time_us", 0.0)});
+    s.xy.push_back({(double)p.bytes, oc.j.value(rk::kTimeUs, 0.0)});
     take(p, oc);
   }
   for (auto& [k, s] : series)
@@ -124,7 +126,8 @@ void Report::fit_series() {
   for (const auto* v : {&bucketpts, &wholepts, &midwhole})
     for (const Point& p : *v)
       if (res[p.name].ok) {
-        series[skey(p.m, p.c.id, p.algo)].unfitted.push_back({(double)p.bytes, res[p.name].j.value("time_us", 0.0)});
+        series[skey(p.m, p.c.id, p.algo)].unfitted.push_back(
+            {(double)p.bytes, res[p.name].j.value(rk::kTimeUs, 0.0)});
         take(p, res[p.name]);
       }
   // The regime the fits are checked in: up to the largest whole-size run (or

@@ -22,6 +22,7 @@
 #include "sim/report/paper_report.h"
 #include "sim/report/run_store.h"
 #include "sim/slurm.h"
+#include "tb/result_keys.h"
 
 namespace fm::paper_report {
 
@@ -55,6 +56,8 @@ struct EnumNames<paper_report::DType> {
 namespace fm::paper_report {
 
 using Json = nlohmann::ordered_json;
+// The result keys the report reads from a run and its record (tb/result_keys.h).
+namespace rk = result_key;
 
 inline constexpr const char* kAlgos[] = {"ft2d", "shrink", "snake"};  // the algorithm, then the baselines
 // The fitted sizes of a full report: bandwidth-bound (a line's 64 KiB chunks pipeline

@@ -29,11 +29,11 @@ struct MidSplit {
 };
 MidSplit mid_split(const Json& j) {
   MidSplit m;
-  const double cycles = j.value("cycles", 0.0), us = j.value("time_us", 0.0);
-  if (!(cycles > 0) || !j.contains("timeline")) return m;
+  const double cycles = j.value(rk::kCycles, 0.0), us = j.value(rk::kTimeUs, 0.0);
+  if (!(cycles > 0) || !j.contains(rk::kTimeline)) return m;
   const double per = us / cycles;
   double fault = -1, det = -1, reconf = -1, restart = -1, done = -1;
-  for (const Json& e : j["timeline"]) {
+  for (const Json& e : j[rk::kTimeline]) {
     const std::string ev = e.value("event", "");
     const double c = e.value("cycle", 0.0);
     auto is = [&](const char* k) { return ev.rfind(k, 0) == 0; };
@@ -44,7 +44,7 @@ MidSplit mid_split(const Json& j) {
     if (is("complete")) done = c;
   }
   if (fault < 0 || det < fault || reconf < det || restart < reconf || done < restart) return m;
-  const double start = j.value("start_cycle", 0.0);
+  const double start = j.value(rk::kStartCycle, 0.0);
   m = {true, (fault - start) * per, (det - fault) * per, (reconf - det) * per, (done - restart) * per};
   return m;
 }
@@ -92,7 +92,7 @@ void Report::write_mid() {
       md << (oc.ok ? "no restart in the timeline" : oc.pending ? "pending" : "failed: " + oc.error) << " | | | | | | |\n";
       continue;
     }
-    const double total = oc.j.value("time_us", 0.0);
+    const double total = oc.j.value(rk::kTimeUs, 0.0);
     md << fmt(sp.lost, 3) << " | " << fmt(sp.detect, 3) << " | " << fmt(sp.recover, 3) << " | " << fmt(sp.rerun, 3)
        << " | " << fmt(total, 3) << " | " << fmt(ff_us, 3) << " | " << fmt(total - ff_us, 3) << " |\n";
     jm.push_back({{"run", p.name}, {"machine", p.m.name()}, {"algo", p.algo}, {"bytes", p.bytes},

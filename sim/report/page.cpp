@@ -293,12 +293,13 @@ void Report::write_runs() {
       continue;
     }
     const std::string ffn = p.m.name() + "_faultfree_ft2d_" + size_str(p.bytes);
-    const double t = oc.j.value("time_us", 0.0);
+    const double t = oc.j.value(rk::kTimeUs, 0.0);
     double slow = NAN;
-    if (res[ffn].ok) slow = t / res[ffn].j.value("time_us", 0.0);
+    if (res[ffn].ok) slow = t / res[ffn].j.value(rk::kTimeUs, 0.0);
     md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | "
-       << oc.j.value("cycles", (uint64_t)0) << " | " << fmt(t, 3) << " | " << fmt(oc.j.value("busbw_GBps", 0.0), 2)
-       << " | " << oc.j.value("participants", 0) << " | " << fmt(slow, 3) << " | " << p.name << ".json |\n";
+       << oc.j.value(rk::kCycles, (uint64_t)0) << " | " << fmt(t, 3) << " | "
+       << fmt(oc.j.value(rk::kBusbwGBps, 0.0), 2) << " | " << oc.j.value(rk::kParticipants, 0) << " | "
+       << fmt(slow, 3) << " | " << p.name << ".json |\n";
     jruns.push_back({{"run", p.name}, {"ok", true}, {"machine", p.m.name()}, {"case", p.c.id}, {"algo", p.algo},
                      {"bytes", p.bytes}, {"time_us", t}, {"slowdown", slow}});
   }
@@ -322,8 +323,8 @@ void Report::write_figures() {
     const std::string& before = heatmap_before;
     const std::string& after = heatmap_after;
     const std::string sz = before.substr(before.rfind('_') + 1);
-    if (res[before].ok && res[after].ok && res[before].j.contains("link_utilization") &&
-        res[after].j.contains("link_utilization")) {
+    if (res[before].ok && res[after].ok && res[before].j.contains(rk::kLinkUtilization) &&
+        res[after].j.contains(rk::kLinkUtilization)) {
       plot_heatmap(img, res[before].j, "before", big.mesh() + " " + big.topo_name() + ", ft2d, fault-free");
       plot_heatmap(img, res[after].j, "after", big.mesh() + " " + big.topo_name() + ", ft2d, centre board failed");
       md << "Link utilization (flits/cycle per link direction over the allreduce) of ft2d on " << big.mesh() << " "

@@ -7,20 +7,24 @@
 #include "sim/io.h"
 #include "tb/util/subprocess.h"
 #include "tb/util/parse.h"
+#include "tb/result_keys.h"
 #include "tb/traffic_run.h"
 
 namespace fm::paper_report {
 
 namespace {
 
+namespace rk = result_key;
+
 // The result fields a record keeps (the page's tables, checks and mid-run split read
 // these and nothing else of a run), in the run JSON's order.
-const char* const kKept[] = {"ok", "stop_reason", "message", "algo", "bytes", "cycles", "start_cycle", "time_us",
-                             "algbw_GBps", "busbw_GBps", "bound_cycles", "bound_ratio", "topo_bound_cycles",
-                             "topo_bound_ratio", "verified", "live_chips", "participants", "words_per_chip",
-                             "transfers", "max_link_words", "phases", "link_util_mean", "link_util_max",
-                             "flits_injected", "flits_delivered", "flits_dropped", "conservation_ok", "restarts",
-                             "timeline", "faults_not_triggered", "dead_chips", "dead_links", "config"};
+const char* const kKept[] = {rk::kOk, rk::kStopReason, rk::kMessage, rk::kAlgo, rk::kBytes, rk::kCycles,
+                             rk::kStartCycle, rk::kTimeUs, rk::kAlgbwGBps, rk::kBusbwGBps, rk::kBoundCycles,
+                             rk::kBoundRatio, rk::kTopoBoundCycles, rk::kTopoBoundRatio, rk::kVerified,
+                             rk::kLiveChips, rk::kParticipants, rk::kWordsPerChip, rk::kTransfers, rk::kMaxLinkWords,
+                             rk::kPhases, rk::kLinkUtilMean, rk::kLinkUtilMax, rk::kFlitsInjected,
+                             rk::kFlitsDelivered, rk::kFlitsDropped, rk::kConservationOk, rk::kRestarts,
+                             rk::kTimeline, rk::kFaultsNotTriggered, rk::kDeadChips, rk::kDeadLinks, rk::kConfig};
 
 }  // namespace
 
@@ -64,7 +68,7 @@ const StoreJson* RunStore::valid(const RunKey& k) const {
   if (m.value("schedule_fingerprint", "") != k.fingerprint || m.value("model_version", -1) != k.model_version ||
       m.value("recovery_version", 0) != k.recovery_version)
     return nullptr;
-  if (!k.config.is_null() && r->value("config", StoreJson()) != k.config) return nullptr;
+  if (!k.config.is_null() && r->value(rk::kConfig, StoreJson()) != k.config) return nullptr;
   return r;
 }
 
@@ -84,16 +88,16 @@ void RunStore::put(const StoreJson& rec) {
 
 double record_chip_gb(const StoreJson& rec) {
   int w = 0, h = 0;
-  const StoreJson& c = rec.value("config", StoreJson::object());
+  const StoreJson& c = rec.value(rk::kConfig, StoreJson::object());
   if (!parse_wxh(c.value("mesh", ""), &w, &h)) return 0;
-  return (double)w * h * rec.value("bytes", 0.0) / 1e9;
+  return (double)w * h * rec.value(rk::kBytes, 0.0) / 1e9;
 }
 
 double RunStore::rate(const std::string& cpu, int threads) const {
   double gb = 0, secs = 0;
   for (const StoreJson& r : recs_) {
     const StoreJson& m = r["made_by"];
-    if (!r.value("ok", false) || m.value("cpu", "") != cpu || m.value("threads", 0) != threads) continue;
+    if (!r.value(rk::kOk, false) || m.value("cpu", "") != cpu || m.value("threads", 0) != threads) continue;
     gb += record_chip_gb(r);
     secs += m.value("wall_seconds", 0.0);
   }
@@ -107,8 +111,8 @@ StoreJson make_record(const StoreJson& run, const std::string& name, const RunKe
   r["name"] = name;
   for (const char* key : kKept)
     if (run.contains(key)) r[key] = run[key];
-  if (with_links && run.contains("link_utilization")) r["link_utilization"] = run["link_utilization"];
-  const StoreJson sim = run.value("simulator", StoreJson::object());
+  if (with_links && run.contains(rk::kLinkUtilization)) r[rk::kLinkUtilization] = run[rk::kLinkUtilization];
+  const StoreJson sim = run.value(rk::kSimulator, StoreJson::object());
   r["made_by"] = {{"schedule_fingerprint", k.fingerprint},
                   {"model_version", k.model_version},
                   {"recovery_version", k.recovery_version},

@@ -133,7 +133,7 @@ const Json* stored_run(const RunStore& store, const std::vector<std::string>& ar
 // fingerprint and the configuration its arguments give); else null.
 const Json* adopt(Report* r, const Point& p, const std::vector<std::string>& args) {
   const Json j = read_json(r->o.runs + "/" + p.name + ".json");
-  if (!j.is_object() || !j.value("ok", false) || j.value("model_version", -1) != kModelVersion) return nullptr;
+  if (!j.is_object() || !j.value(rk::kOk, false) || j.value(rk::kModelVersion, -1) != kModelVersion) return nullptr;
   Json config;
   std::string fp;
   try {
@@ -141,10 +141,10 @@ const Json* adopt(Report* r, const Point& p, const std::vector<std::string>& arg
   } catch (const std::exception&) {
     return nullptr;
   }
-  if (j.value("schedule_fingerprint", "") != fp || j.value("config", Json()) != config ||
-      j.value("recovery_version", 0) != recovery_version_of(config))
+  if (j.value(rk::kScheduleFingerprint, "") != fp || j.value(rk::kConfig, Json()) != config ||
+      j.value(rk::kRecoveryVersion, 0) != recovery_version_of(config))
     return nullptr;
-  const Json sim = j.value("simulator", Json::object());
+  const Json sim = j.value(rk::kSimulator, Json::object());
   const bool links = p.name == r->heatmap_before || p.name == r->heatmap_after;
   r->store->put(make_record(j, p.name, {key_of(args), fp, kModelVersion, recovery_version_of(config), Json()},
                             {r->commit, host_cpu(), sim.value("threads", 1),
@@ -162,7 +162,7 @@ uint64_t ff_cycles_of(const Report& r, const Point& p, const std::set<std::strin
     for (const Point& f : *v)
       if (f.c.id == "faultfree" && f.m.name() == p.m.name() && f.algo == p.algo && f.bytes == p.bytes) {
         const auto it = r.res.find(f.name);
-        if (it != r.res.end() && it->second.ok) return it->second.j.value("cycles", (uint64_t)0);
+        if (it != r.res.end() && it->second.ok) return it->second.j.value(rk::kCycles, (uint64_t)0);
         *to_run = todo.count(f.name) > 0;
         return 0;
       }
@@ -284,13 +284,13 @@ class Runner {
     const std::string f = o_.runs + "/" + p->name;
     const Json j = read_json(f + ".json");
     Outcome oc;
-    if (code == 0 && j.is_object() && j.value("ok", false) && j.value("model_version", -1) == kModelVersion &&
-        j.value("recovery_version", 0) == recovery_version_of(j.value("config", Json::object()))) {
+    if (code == 0 && j.is_object() && j.value(rk::kOk, false) && j.value(rk::kModelVersion, -1) == kModelVersion &&
+        j.value(rk::kRecoveryVersion, 0) == recovery_version_of(j.value(rk::kConfig, Json::object()))) {
       const bool links = p->name == r_->heatmap_before || p->name == r_->heatmap_after;
       const Json rec =
           make_record(j, p->name,
-                      {key_of(args_[p->name]), j.value("schedule_fingerprint", ""), kModelVersion,
-                       recovery_version_of(j.value("config", Json::object())), Json()},
+                      {key_of(args_[p->name]), j.value(rk::kScheduleFingerprint, ""), kModelVersion,
+                       recovery_version_of(j.value(rk::kConfig, Json::object())), Json()},
                       {r_->commit, cpu_, o_.threads, secs}, links);
       r_->store->put(rec);
       oc = {true, false, rec, ""};
@@ -410,7 +410,7 @@ const Json* stored_point(const Report& r, const Point& p) {
         if (q.c.id == "faultfree" && q.m.name() == p.m.name() && q.algo == p.algo && q.bytes == p.bytes)
           ff = stored_run(*r.store, point_args(q, 0, r.o));
     if (!ff) return nullptr;
-    ffc = ff->value("cycles", (uint64_t)0);
+    ffc = ff->value(rk::kCycles, (uint64_t)0);
   }
   return stored_run(*r.store, point_args(p, ffc, r.o));
 }

@@ -106,7 +106,7 @@ void Report::write_checks() {
          << (s.fit.ok ? "" : s.pending ? "pending" : "not fitted") << " | |\n";
       continue;
     }
-    const double sim = oc.j.value("time_us", 0.0), fit = s.fit.at((double)p.bytes);
+    const double sim = oc.j.value(rk::kTimeUs, 0.0), fit = s.fit.at((double)p.bytes);
     md << fmt(sim, 3) << " (sim) | " << fmt(fit, 3) << " (fit) | " << fmt(100 * (fit - sim) / sim, 2) << " % |\n";
     jc.push_back({{"run", p.name}, {"machine", p.m.name()}, {"case", p.c.id}, {"algo", p.algo}, {"bytes", p.bytes},
                   {"what", what}, {"time_us", sim}, {"fitted_us", fit}});

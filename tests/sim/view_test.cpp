@@ -20,6 +20,7 @@
 #include <regex>
 #include <set>
 
+#include "tb/result_keys.h"
 #include "tests/cli_util.h"
 
 using namespace fm::test;
@@ -344,4 +345,53 @@ TEST(View, BadInputExits2AndWritesNothing) {
   const Outcome full = run("view " + j + " -o /dev/full");
   EXPECT_EQ(full.code, 4) << full.err;
   EXPECT_NE(full.err.find("faultmesh: cannot write /dev/full"), std::string::npos) << full.err;
+}
+
+// The results contract (tb/result_keys.h): a result of an unknown kind, or of a schema
+// newer than this binary reads, is bad input naming the field, its value and what is
+// allowed, and no page is written; a result written before the contract (no kind, no
+// schema_version) still makes its page, its kind told by busbw_GBps.
+TEST(View, UnknownKindOrNewerSchemaIsRefused) {
+  namespace rk = fm::result_key;
+  const std::string ar = tmpdir() + "/contract_ar.json", tr = tmpdir() + "/contract_tr.json";
+  const std::string bad = tmpdir() + "/contract_bad.json", page = tmpdir() + "/contract.html";
+  ASSERT_EQ(run("allreduce --mesh 4x4 --bytes 16KiB -q --json " + ar).code, 0);
+  ASSERT_EQ(run("traffic --mesh 2x2 --warmup 10 --cycles 100 -q --json " + tr).code, 0);
+  const Json good = Json::parse(slurp(ar));
+  ASSERT_EQ(good.value(rk::kKind, ""), "allreduce");
+  ASSERT_EQ(good.value(rk::kSchemaVersion, 0), fm::kResultSchemaVersion);
+  struct Case {
+    Json edit;  // the fields replaced
+    std::string says;
+  };
+  const std::string newer = std::to_string(fm::kResultSchemaVersion + 1);
+  const std::vector<Case> cases = {
+      {{{rk::kKind, "collective"}}, ": kind is \"collective\", expected allreduce | traffic"},
+      {{{rk::kKind, nullptr}}, ": kind is null, expected allreduce | traffic"},
+      {{{rk::kSchemaVersion, fm::kResultSchemaVersion + 1}},
+       ": schema_version is " + newer + ", expected 1.." + std::to_string(fm::kResultSchemaVersion) +
+           " (written by a newer faultmesh"},
+      {{{rk::kSchemaVersion, "one"}}, ": schema_version is \"one\", expected a whole number 1.."},
+  };
+  for (const Case& c : cases) {
+    Json r = good;
+    for (auto it = c.edit.begin(); it != c.edit.end(); ++it) r[it.key()] = it.value();
+    std::ofstream(bad) << r.dump();
+    const Outcome o = run("view " + bad + " -o " + page);
+    EXPECT_EQ(o.code, 2) << c.says << ": " << o.err;
+    EXPECT_NE(o.err.find("view " + bad + c.says), std::string::npos) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_FALSE(exists(page)) << c.says;
+  }
+  // Written before the contract: the kind from the old rule, for either run.
+  for (const auto& [file, kind] : {std::pair<std::string, std::string>{ar, "allreduce"}, {tr, "traffic"}}) {
+    Json r = Json::parse(slurp(file));
+    r.erase(rk::kKind);
+    r.erase(rk::kSchemaVersion);
+    std::ofstream(bad) << r.dump();
+    const Outcome o = run("view " + bad + " -o " + page);
+    ASSERT_EQ(o.code, 0) << kind << ": " << o.err;
+    EXPECT_NE(slurp(page).find("\"kind\":\"" + kind + "\""), std::string::npos) << kind;
+    std::remove(page.c_str());
+  }
 }
