@@ -13,6 +13,7 @@
 #include "models/fault/fault_controller.h"
 #include "models/model_version.h"
 #include "models/noc/network.h"
+#include "tb/allreduce_machine.h"
 #include "tb/config_schema.h"
 #include "tb/driver.h"
 #include "tb/memory.h"
@@ -80,50 +81,6 @@ std::string fingerprint_with_failures(const Config& cfg, uint64_t first) {
 double since(Clk::time_point t) { return std::chrono::duration<double>(Clk::now() - t).count(); }
 
 
-// What the run's HTML page needs beyond the statistics (tb/view_data.h): the link
-// windows, the dead chips, boards and links dated, the drops per link and per chip, and
-// the roles in the first collective and, after a restart, in the last one.
-nlohmann::ordered_json view_json(const Config& cfg, Network& net, const LinkWindows& lw,
-                                 const FaultController* ctl, const CollectiveRun& first,
-                                 const Host& host, Cycle start_cycle,
-                                 const std::vector<TimelineEvent>& timeline) {
-  const Topology2D& t = net.topology();
-  nlohmann::ordered_json j;
-  j[result_key::kLinkWindows] = lw.json(t);
-  static const std::vector<size_t> kNone;
-  static const std::vector<Cycle> kNoCycles;
-  add_dead_elements(cfg.net, ctl ? ctl->applied_indices() : kNone, ctl ? ctl->fault_cycles() : kNoCycles, &j);
-  nlohmann::ordered_json ld = nlohmann::ordered_json::array();
-  for (ChipId c = 0; c < (ChipId)t.chips(); ++c)
-    for (int p = 0; p < kNumNetPorts; ++p)
-      if (Link* l = net.link(c, (Port)p))
-        if (l->dropped_flits() || l->dropped_dead_destination())
-          ld.push_back({{"x", t.x(c)}, {"y", t.y(c)}, {"port", port_name((Port)p)},
-                        {"dead_link", l->dropped_flits()}, {"dead_destination", l->dropped_dead_destination()}});
-  j[result_key::kLinkDrops] = ld;
-  nlohmann::ordered_json cd = nlohmann::ordered_json::array();
-  if (ctl)
-    for (const auto& [c, n] : ctl->dead_router_by_chip())
-      cd.push_back({{"x", t.x(c)}, {"y", t.y(c)}, {"dead_router", n}});
-  j[result_key::kChipDrops] = cd;
-  const FaultSet before(cfg.net);
-  std::vector<char> dead(t.chips());
-  for (ChipId c = 0; c < (ChipId)t.chips(); ++c) dead[c] = before.chip_dead(c);
-  nlohmann::ordered_json roles = nlohmann::ordered_json::array();
-  if (host.collective_started())
-    roles.push_back(chip_roles_json(first.schedule(), t, dead, start_cycle, coll::to_string(cfg.coll.algo)));
-  const std::shared_ptr<CollectiveRun> last = host.current();
-  if (last && last.get() != &first) {
-    Cycle from = start_cycle;
-    for (const TimelineEvent& e : timeline)
-      if (e.kind == EventKind::Restart) from = e.cycle;
-    for (ChipId c = 0; c < (ChipId)t.chips(); ++c) dead[c] = host.faults().chip_dead(c);
-    roles.push_back(chip_roles_json(last->schedule(), t, dead, from, coll::to_string(cfg.recovery.restart_algo)));
-  }
-  j[result_key::kChipRoles] = roles;
-  return j;
-}
-
 // The most transfers one chip sends in a schedule (the cycle guard's latency term).
 uint64_t most_sends(const coll::Schedule& s) {
   std::vector<uint64_t> n(s.participant.size(), 0);
@@ -152,23 +109,10 @@ Cycle allreduce_cycle_limit(const Config& c, uint64_t flits_per_chip, uint64_t s
 
 namespace {
 
-// One allreduce machine as built for a run: the network, the chips, the host, the fault
-// controller and the tracer (SystemC modules, elaborated in this order and destroyed in
-// the reverse), with what the run and its measurement need from the setup.
-struct Machine {
-  Config cfg;  // the run's (verify resolved); the modules keep references into it
-  std::shared_ptr<const FaultSet> faults;  // before the run
-  RouteSet routes;
-  std::unique_ptr<CollectiveLibrary> lib;
-  std::shared_ptr<CollectiveRun> first;  // the collective as it starts
-  uint64_t first_flits = 0;              // its flits, headers included
-  Cycle compute_cycles = 0;
-  std::unique_ptr<Network> net;
-  std::vector<std::unique_ptr<Chip>> chips;  // by chip id; null for chips dead before the run
-  std::unique_ptr<Host> host;
-  std::unique_ptr<FaultController> ctl;  // only with failures during the run
-  std::unique_ptr<Tracer> tracer;
-};
+using allreduce_tb::Machine;
+using allreduce_tb::measure;
+
+
 
 // Build: checks the request (failures, phases, memory, routes, the algorithm's refusal)
 // before anything is simulated, then elaborates the machine and loads the chips' data.
@@ -342,172 +286,6 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
   return ok;
 }
 
-// Measure: counters, conservation, timing from the first START to the last completion,
-// bounds on the final topology, phases, link utilization, and the sums (verify).
-void measure(Machine& m, const LinkWindows& link_windows, bool ok, Cycle done, AllreduceResult& r) {
-  const Config& cfg = m.cfg;
-  Host& host = *m.host;
-  FaultController* ctl = m.ctl.get();
-  Tracer* tracer = m.tracer.get();
-  const std::vector<std::unique_ptr<Chip>>& chips = m.chips;
-  std::unique_ptr<Network>& net = m.net;
-  const int n = net->chips();
-  const std::vector<TimedFault>& timed = cfg.net.faults.timed;
-  const sc_core::sc_time period = net->clock().period();
-  const bool verify = cfg.coll.verify == Verify::On;
-  const CollectiveRun& first = *m.first;
-  const uint64_t first_flits = m.first_flits;
-  const RouteSet& rs = m.routes;
-  if (tracer) r.wave_note = tracer->finish();
-  r.totals = net->counters();
-  r.peak_rss_kb = peak_rss_kb();
-  r.planning_seconds = host.planning_seconds();
-  r.threads = net->clock().threads();
-  r.parallel_cycles = net->clock().parallel_cycles();
-  r.rebalances = net->clock().rebalances();
-  r.router_cycles_per_second = r.wall_seconds > 0 ? (double)done * n / r.wall_seconds : 0;
-  if (ctl) {
-    r.timeline = ctl->timeline();
-    r.drops = ctl->drops();
-    r.restarts = ctl->restarts();
-    for (size_t i = 0; i < timed.size(); ++i)
-      if (std::find(ctl->applied_indices().begin(), ctl->applied_indices().end(), i) ==
-          ctl->applied_indices().end())
-        r.untriggered.push_back(to_string(timed[i]));
-  }
-  for (const auto& ch : chips)
-    if (ch) r.discarded_abort += ch->engine().discarded_flits();
-  // Conservation: every injected flit was ejected, dropped for a counted reason, or (in
-  // a run stopped early) is still in a router buffer or on a link.
-  r.flits_delivered = r.totals.flits_ejected - r.discarded_abort;
-  r.flits_in_network = r.totals.buffered_flits + net->flits_in_flight();
-  r.conservation_ok =
-      r.totals.flits_injected == r.totals.flits_ejected + r.drops.total() + r.flits_in_network;
-  // What the run had reached, also when it stops early: the live set the host knows, the
-  // collective it ran last, the cycles from its first START to the stop.
-  const FaultSet& fin = host.faults();
-  const std::shared_ptr<CollectiveRun> run = host.current();
-  r.live_chips = fin.live_chips();
-  if (ctl && (!ok || !host.error().empty())) r.live_chips = ctl->detected_faults()->live_chips();
-  if (run) {
-    r.participants = run->schedule().participants();
-    r.words = run->schedule().words;
-    r.transfers = run->schedule().xfers.size();
-  }
-  r.start_cycle = host.collective_started() ? (Cycle)std::llround(host.started_at() / period) : 0;
-  r.view = view_json(cfg, *net, link_windows, ctl, first, host, r.start_cycle, r.timeline);
-  if (!ok || !host.error().empty()) {
-    if (ok) {
-      r.stop_reason = ctl && !ctl->timeline().empty() && ctl->timeline().back().kind == EventKind::Partitioned
-                          ? "partitioned" : "refused";
-      r.message = host.error();
-    }
-    r.end_cycle = ok ? (Cycle)std::llround(host.gave_up_at() / period) : done;
-    r.cycles = host.collective_started() ? r.end_cycle - r.start_cycle : 0;
-    r.time_us = r.cycles * cfg.net.cycle_ns() / 1000.0;
-    if (ctl) r.timeline.push_back({r.end_cycle, EventKind::Stopped, "stopped: " + r.stop_reason});
-    return;
-  }
-  const coll::Schedule& sched = run->schedule();
-  // Timing: from the first START writes to the last chip's completion of the final run.
-  for (int c = 0; c < n; ++c)
-    if (chips[c] && !fin.chip_dead(c)) r.end_cycle = std::max(r.end_cycle, chips[c]->engine().done_cycle());
-  r.cycles = r.end_cycle - r.start_cycle;
-  if (ctl) r.timeline.push_back({r.end_cycle, EventKind::Complete, "complete"});
-  const double cns = cfg.net.cycle_ns();
-  r.time_us = r.cycles * cns / 1000.0;
-  r.step_time_us = cfg.chip.compute_us + r.time_us;
-  if (r.cycles > 0) {
-    r.algbw_GBps = (double)cfg.coll.bytes / (r.cycles * cns);  // bytes per ns = GB/s
-    const int p = r.participants;
-    r.busbw_GBps = p > 1 ? r.algbw_GBps * 2.0 * (p - 1) / p : 0;
-  }
-  // Bounds (docs/collectives.md): the final schedule's busiest resource on the final
-  // routes, and what any allreduce of the live chips could do on the final topology.
-  NetworkConfig fin_cfg = cfg.net;
-  fin_cfg.faults = with_timed(cfg.net.faults, ctl ? ctl->applied_indices() : std::vector<size_t>());
-  const std::vector<RouteTable> fin_tables = timed.empty() ? rs.tables : build_routes(fin_cfg, fin).tables;
-  const coll::ScheduleLoad load = coll::schedule_load(sched, fin.topology(), fin_tables);
-  r.max_link_words = load.max_link_words;
-  const double fb = cfg.net.flit_bytes;
-  const double hbm_rate = cfg.chip.hbm_gbps / cfg.net.link_gbps * fb;      // bytes/cycle
-  const double red_rate = cfg.chip.reduce_gbps / cfg.net.link_gbps * fb;
-  uint64_t max_hbm = 0, max_red = 0;
-  for (int c = 0; c < n; ++c) {
-    max_hbm = std::max(max_hbm, load.chip_hbm_words[c]);
-    max_red = std::max(max_red, load.chip_reduce_words[c]);
-  }
-  r.bound_cycles = std::max({coll::algorithm_bound_words(load), max_hbm * fb / hbm_rate,
-                             max_red * fb / red_rate});
-  std::vector<char> live_set(n);
-  for (int c = 0; c < n; ++c) live_set[c] = !fin.chip_dead(c);
-  r.topo_bound_cycles = coll::topology_bound_words(fin, live_set, sched.words);
-  if (r.cycles > 0) {
-    r.bound_ratio = r.bound_cycles / r.cycles;
-    r.topo_bound_ratio = r.topo_bound_cycles / r.cycles;
-  }
-  for (size_t ph = 0; ph < sched.phases.size(); ++ph) {
-    PhaseTime t{coll::phase_name(sched.phases[ph]), 0, 0};
-    if (run->phase_start(ph) != kNever) {
-      t.start = run->phase_start(ph) - r.start_cycle;
-      t.end = run->phase_end(ph) - r.start_cycle;
-    }
-    r.phases.push_back(t);
-  }
-  double usum = 0;
-  int ulinks = 0;
-  for (int c = 0; c < n; ++c) {
-    for (int p = 0; p < kNumNetPorts; ++p) {
-      Link* l = net->link(c, (Port)p);
-      if (!l || fin.link_dead(c, (Port)p)) continue;
-      const double u = r.cycles ? (double)l->flits_sent() / r.cycles : 0;
-      r.links.push_back({fin.topology().x(c), fin.topology().y(c), (Port)p, u});
-      usum += u;
-      ++ulinks;
-      r.link_util_max = std::max(r.link_util_max, u);
-    }
-  }
-  r.link_util_mean = ulinks ? usum / ulinks : 0;
-  for (const auto& ch : chips) {
-    if (!ch) continue;
-    r.hbm_bytes += ch->hbm().bytes_moved();
-    r.words_reduced += ch->engine().words_reduced();
-  }
-  if (!r.conservation_ok || r.flits_in_network || (timed.empty() && r.totals.flits_ejected != first_flits)) {
-    r.stop_reason = "accounting";
-    r.message = "flits injected " + std::to_string(r.totals.flits_injected) + " != ejected " +
-                std::to_string(r.totals.flits_ejected) + " + dropped " + std::to_string(r.drops.total()) +
-                (timed.empty() ? " (expected " + std::to_string(first_flits) + " flits)" : "");
-    return;
-  }
-  if (verify) {
-    std::vector<uint64_t> sum(sched.words, 0);
-    for (int c = 0; c < n; ++c)
-      if (sched.participant[c])
-        for (uint32_t i = 0; i < sched.words; ++i) sum[i] += coll::initial_word(c, i);
-    r.verified = true;
-    for (int c = 0; c < n && *r.verified; ++c) {
-      if (!sched.participant[c]) continue;
-      const std::vector<uint64_t>& w = chips[c]->hbm().words();
-      for (uint32_t i = 0; i < sched.words; ++i) {
-        const uint64_t got = i < w.size() ? w[i] : 0;
-        if (got != sum[i]) {
-          std::ostringstream msg;
-          msg << "wrong sum on chip (" << fin.topology().x(c) << "," << fin.topology().y(c)
-            << ") at word " << i << ": expected " << sum[i] << ", holds " << got;
-          r.verified = false;
-          r.stop_reason = "wrong-sum";
-          r.message = msg.str();
-          break;
-        }
-      }
-    }
-    if (!*r.verified) return;
-  }
-  r.ok = true;
-  r.stop_reason = "done";
-}
-
 }  // namespace
 
 AllreduceResult run_allreduce(const Config& cfg_in, const RunOptions& opt) {
@@ -529,79 +307,6 @@ int recovery_version(const Config& cfg) { return cfg.net.faults.timed.empty() ? 
 std::string schedule_fingerprint(const Config& cfg) {
   const FaultSet f(cfg.net);
   return fingerprint_with_failures(cfg, coll::fingerprint(coll::build_schedule(f, coll::algo_params_of(cfg))));
-}
-
-nlohmann::ordered_json allreduce_json(const AllreduceResult& r) {
-  namespace rk = result_key;
-  nlohmann::ordered_json j = result_header(ResultKind::Allreduce);
-  j[rk::kOk] = r.ok;
-  j[rk::kStopReason] = r.stop_reason;
-  if (!r.message.empty()) j[rk::kMessage] = r.message;
-  j[rk::kAlgo] = coll::to_string(r.config.coll.algo);
-  j[rk::kBytes] = r.config.coll.bytes;
-  j[rk::kCycles] = r.cycles;
-  j[rk::kStartCycle] = r.start_cycle;  // phases' start/end count from here
-  j["max_cycles_limit"] = r.max_cycles;  // the max-cycles guard in force
-  j[rk::kTimeUs] = r.time_us;
-  j["step_time_us"] = r.step_time_us;
-  j[rk::kAlgbwGBps] = r.algbw_GBps;
-  j[rk::kBusbwGBps] = r.busbw_GBps;
-  j[rk::kBoundCycles] = r.bound_cycles;
-  j[rk::kBoundRatio] = r.bound_ratio;
-  j[rk::kTopoBoundCycles] = r.topo_bound_cycles;
-  j[rk::kTopoBoundRatio] = r.topo_bound_ratio;
-  j[rk::kVerified] = r.verified ? nlohmann::ordered_json(*r.verified) : nlohmann::ordered_json(nullptr);
-  j[rk::kLiveChips] = r.live_chips;
-  j[rk::kParticipants] = r.participants;
-  j[rk::kWordsPerChip] = r.words;
-  j[rk::kTransfers] = r.transfers;
-  j[rk::kMaxLinkWords] = r.max_link_words;
-  nlohmann::ordered_json ph = nlohmann::ordered_json::array();
-  for (const PhaseTime& p : r.phases) ph.push_back({{"name", p.name}, {"start", p.start}, {"end", p.end}});
-  j[rk::kPhases] = ph;
-  j[rk::kLinkUtilMean] = r.link_util_mean;
-  j[rk::kLinkUtilMax] = r.link_util_max;
-  nlohmann::ordered_json links = nlohmann::ordered_json::array();
-  for (const LinkUtil& l : r.links)
-    links.push_back({{"x", l.x}, {"y", l.y}, {"port", port_name(l.port)}, {"utilization", l.utilization}});
-  j[rk::kLinkUtilization] = links;
-  j[rk::kFlitsInjected] = r.totals.flits_injected;
-  j[rk::kFlitsEjected] = r.totals.flits_ejected;
-  j[rk::kFlitsDelivered] = r.flits_delivered;
-  j[rk::kFlitsDropped] = {{"dead_router", r.drops.dead_router},
-                          {"dead_link", r.drops.dead_link},
-                          {"dead_destination", r.drops.dead_destination},
-                          {"flushed", r.drops.flushed},
-                          {"abort", r.discarded_abort},
-                          {"total", r.drops.total() + r.discarded_abort}};
-  j["flits_in_network"] = r.flits_in_network;  // left in buffers and on links at a stop
-  j[rk::kConservationOk] = r.conservation_ok;
-  j[rk::kRestarts] = r.restarts;
-  nlohmann::ordered_json tl = nlohmann::ordered_json::array();
-  for (const TimelineEvent& e : r.timeline) tl.push_back({{"cycle", e.cycle}, {"event", e.what}});
-  j[rk::kTimeline] = tl;
-  j[rk::kFaultsNotTriggered] = r.untriggered;
-  nlohmann::ordered_json us = nlohmann::ordered_json::array();
-  for (const auto& [c, u] : r.util_series) us.push_back({{"cycle", c}, {"utilization", u}});
-  j[rk::kLinkUtilizationOverTime] = us;
-  for (auto it = r.view.begin(); it != r.view.end(); ++it) j[it.key()] = it.value();
-  j["hbm_bytes_moved"] = r.hbm_bytes;
-  j["words_reduced"] = r.words_reduced;
-  j["routing"] = routes_json(r.routes_info, r.route_check);
-  j[rk::kConfig] = config_json(r.config, Command::Allreduce);
-  j[rk::kScheduleFingerprint] = r.schedule_fingerprint;
-  j[rk::kModelVersion] = kModelVersion;
-  j[rk::kRecoveryVersion] = recovery_version(r.config);
-  j[rk::kSimulator] = {{"wall_seconds", r.wall_seconds},
-                       {"setup_seconds", r.setup_seconds},
-                       {"recovery_planning_seconds", r.planning_seconds},
-                       {"router_cycles_per_second", r.router_cycles_per_second},
-                       {"peak_rss_kb", r.peak_rss_kb},
-                       {"cpu", host_cpu()},
-                       {"threads", r.threads},
-                       {"parallel_cycles", r.parallel_cycles},
-                       {"rebalances", r.rebalances}};
-  return j;
 }
 
 }  // namespace fm
