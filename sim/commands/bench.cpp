@@ -102,6 +102,92 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// --threads: a comma-separated list of 1..256.
+std::vector<int> thread_list(const std::string& list) {
+  std::vector<int> threads;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const long t = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end || t < 1 || t > 256)
+      throw UsageError("--threads " + list + ": allowed a comma-separated list of 1..256, e.g. 1,2");
+    threads.push_back((int)t);
+  }
+  if (threads.empty()) throw UsageError("--threads: allowed a comma-separated list of 1..256, e.g. 1,2");
+  return threads;
+}
+
+// --case: the case of that name, or the cases of that group.
+std::vector<Case> select_cases(const std::vector<Case>& cases, const std::string& want) {
+  std::vector<Case> keep;
+  std::string names;
+  for (const Case& c : cases) {
+    names += (names.empty() ? "" : " | ") + c.name;
+    if (c.name == want || c.group == want) keep.push_back(c);
+  }
+  if (keep.empty()) throw UsageError("--case " + want + ": allowed traffic | allreduce | report | " + names);
+  return keep;
+}
+
+// The kernel options given (--parallel, --prefetch, ...), as each case's run takes them.
+using KernelArgs = std::vector<std::pair<const Param*, std::string>>;
+
+// One run of a case with nt threads, in this (child) process: its result JSON.
+std::string run_case(const Case& c, int nt, const KernelArgs& kernel) {
+  if (c.allreduce.empty()) {
+    Config cfg = c.cfg;
+    cfg.run.threads = nt;
+    for (const auto& [p, v] : kernel) apply_option(*p, v, &cfg);
+    return result_json(run_traffic(cfg)).dump();
+  }
+  std::vector<std::string> args = c.allreduce;
+  args.push_back("--threads");
+  args.push_back(std::to_string(nt));
+  for (const auto& [p, v] : kernel) args.insert(args.end(), {"--" + std::string(p->name), v});
+  po::options_description d;
+  d.add(allreduce_options());
+  po::variables_map avm;
+  parse_args(args, d, "", &avm);
+  const AllreduceResult r = run_allreduce(allreduce_config_from(avm));
+  nlohmann::ordered_json j = allreduce_json(r);
+  j[result_key::kFlitsSwitched] = r.totals.flits_switched;  // for flit-hops/s
+  return j.dump();
+}
+
+// A case's runs at one thread count: per run its figures.
+struct Samples {
+  std::vector<double> rcs, fhs, wall, rss, act, gbps;
+  uint64_t cycles = 0;
+  double chip_gb = 0;  // allreduce: chips x bytes per chip, as the report counts its runs
+
+  void add(const Case& c, const nlohmann::json& j) {
+    namespace rk = result_key;
+    const nlohmann::json& sim = j[rk::kSimulator];
+    if (c.allreduce.empty()) {
+      rcs.push_back(j[rk::kRouterCyclesPerSecond].get<double>());
+      fhs.push_back(sim["flit_hops_per_second"].get<double>());
+      wall.push_back(j[rk::kWallSeconds].get<double>());
+      act.push_back(sim["router_activity"].get<double>());
+    } else {
+      rcs.push_back(sim["router_cycles_per_second"].get<double>());
+      const double w = sim["wall_seconds"].get<double>();
+      const auto& cf = j[rk::kConfig];
+      int mw = 0, mh = 0;
+      parse_wxh(cf["mesh"].get<std::string>(), &mw, &mh);
+      chip_gb = (double)mw * mh * cf["bytes"].get<double>() / 1e9;
+      // Set-up included, as the run store's rate (wall_seconds of a record).
+      const double whole = w + sim.value("setup_seconds", 0.0);
+      gbps.push_back(whole > 0 ? chip_gb / whole : 0);
+      fhs.push_back(w > 0 ? j[rk::kFlitsSwitched].get<double>() / w : 0);
+      wall.push_back(w);
+      act.push_back(0);
+    }
+    rss.push_back(sim["peak_rss_kb"].get<double>());
+    cycles = j[rk::kCycles].get<uint64_t>();
+  }
+};
+
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& args) {
@@ -133,34 +219,9 @@ int cmd_bench(const std::vector<std::string>& args) {
     check_writable(json_path, "--json");
   }
   std::vector<Case> cases = bench_cases(vm["quick"].as<bool>());
-  if (vm.count("case")) {
-    const std::string want = vm["case"].as<std::string>();
-    std::vector<Case> keep;
-    std::string names;
-    for (auto& c : cases) {
-      names += (names.empty() ? "" : " | ") + c.name;
-      if (c.name == want || c.group == want) keep.push_back(c);
-    }
-    if (keep.empty()) throw UsageError("--case " + want + ": allowed traffic | allreduce | report | " + names);
-    cases = keep;
-  }
-  std::vector<int> threads;
-  {
-    const std::string list = vm["threads"].as<std::string>();
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      char* end = nullptr;
-      const long t = std::strtol(item.c_str(), &end, 10);
-      if (item.empty() || *end || t < 1 || t > 256)
-        throw UsageError("--threads " + list + ": allowed a comma-separated list of 1..256, e.g. 1,2");
-      threads.push_back((int)t);
-    }
-    if (threads.empty()) throw UsageError("--threads: allowed a comma-separated list of 1..256, e.g. 1,2");
-  }
-  // The kernel options given, as each case's run takes them: applied to a traffic
-  // case's Config, appended to an allreduce case's options.
-  std::vector<std::pair<const Param*, std::string>> kernel;
+  if (vm.count("case")) cases = select_cases(cases, vm["case"].as<std::string>());
+  const std::vector<int> threads = thread_list(vm["threads"].as<std::string>());
+  KernelArgs kernel;
   for (const Param& p : params())
     if (is_kernel_row(p) && vm.count(p.name) && !vm[p.name].defaulted())
       kernel.push_back({&p, vm[p.name].as<std::string>()});
@@ -175,81 +236,38 @@ int cmd_bench(const std::vector<std::string>& args) {
     double wall1 = 0;
     for (size_t ti = 0; ti < threads.size(); ++ti) {
       const int nt = threads[ti];
-      std::vector<double> rcs, fhs, wall, rss, act, gbps;
-      uint64_t cycles = 0;
-      double chip_gb = 0;  // allreduce: chips x bytes per chip, as the report counts its runs
+      Samples sm;
       for (int i = 0; i < repeat; ++i) {
-        const IsolatedResult ir = run_isolated([&] {
-          if (c.allreduce.empty()) {
-            Config cfg = c.cfg;
-            cfg.run.threads = nt;
-            for (const auto& [p, v] : kernel) apply_option(*p, v, &cfg);
-            return result_json(run_traffic(cfg)).dump();
-          }
-          std::vector<std::string> args = c.allreduce;
-          args.push_back("--threads");
-          args.push_back(std::to_string(nt));
-          for (const auto& [p, v] : kernel) args.insert(args.end(), {"--" + std::string(p->name), v});
-          po::options_description d;
-          d.add(allreduce_options());
-          po::variables_map avm;
-          parse_args(args, d, "", &avm);
-          const AllreduceResult r = run_allreduce(allreduce_config_from(avm));
-          nlohmann::ordered_json j = allreduce_json(r);
-          j[result_key::kFlitsSwitched] = r.totals.flits_switched;  // for flit-hops/s
-          return j.dump();
-        });
+        const IsolatedResult ir = run_isolated([&] { return run_case(c, nt, kernel); });
         if (ir.exit_code != 0) {
           std::fprintf(stderr, "faultmesh: bench case %s failed: %s\n", c.name.c_str(), ir.output.c_str());
           return kExitRunFailed;
         }
-        namespace rk = result_key;
         const auto j = nlohmann::json::parse(ir.output);
-        if (!j[rk::kOk].get<bool>()) {
+        if (!j[result_key::kOk].get<bool>()) {
           std::fprintf(stderr, "faultmesh: bench case %s did not complete\n", c.name.c_str());
           return kExitRunFailed;
         }
-        const nlohmann::json& sim = j[rk::kSimulator];
-        if (c.allreduce.empty()) {
-          rcs.push_back(j[rk::kRouterCyclesPerSecond].get<double>());
-          fhs.push_back(sim["flit_hops_per_second"].get<double>());
-          wall.push_back(j[rk::kWallSeconds].get<double>());
-          act.push_back(sim["router_activity"].get<double>());
-        } else {
-          rcs.push_back(sim["router_cycles_per_second"].get<double>());
-          const double w = sim["wall_seconds"].get<double>();
-          const auto& cf = j[rk::kConfig];
-          int mw = 0, mh = 0;
-          parse_wxh(cf["mesh"].get<std::string>(), &mw, &mh);
-          chip_gb = (double)mw * mh * cf["bytes"].get<double>() / 1e9;
-          // Set-up included, as the run store's rate (wall_seconds of a record).
-          const double whole = w + sim.value("setup_seconds", 0.0);
-          gbps.push_back(whole > 0 ? chip_gb / whole : 0);
-          fhs.push_back(w > 0 ? j[rk::kFlitsSwitched].get<double>() / w : 0);
-          wall.push_back(w);
-          act.push_back(0);
-        }
-        rss.push_back(sim["peak_rss_kb"].get<double>());
-        cycles = j[rk::kCycles].get<uint64_t>();
+        sm.add(c, j);
       }
-      const double w = median(wall);
+      const double w = median(sm.wall);
       if (ti == 0) wall1 = w;
       const double speedup = w > 0 ? wall1 / w : 0;
       const double eff = speedup * threads[0] / nt;
-      const double rate_gbps = gbps.empty() ? 0 : median(gbps);
+      const double rate_gbps = sm.gbps.empty() ? 0 : median(sm.gbps);
       char rate[16] = "-";
-      if (chip_gb > 0) std::snprintf(rate, sizeof rate, "%.4f", rate_gbps);
+      if (sm.chip_gb > 0) std::snprintf(rate, sizeof rate, "%.4f", rate_gbps);
       std::printf("%-29s %3d %8llu %13.4g %13.4g %8.3f %7.2fx %5.0f%% %7.0fMB %6.1f%% %10s\n", c.name.c_str(),
-                  nt, (unsigned long long)cycles, median(rcs), median(fhs), w, speedup, 100 * eff,
-                  median(rss) / 1024, 100 * median(act), rate);
+                  nt, (unsigned long long)sm.cycles, median(sm.rcs), median(sm.fhs), w, speedup, 100 * eff,
+                  median(sm.rss) / 1024, 100 * median(sm.act), rate);
       std::fflush(stdout);
-      out.push_back({{"case", c.name}, {"threads", nt}, {"cycles", cycles}, {"repeat", repeat},
-                     {"router_cycles_per_second", median(rcs)},
-                     {"flit_hops_per_second", median(fhs)}, {"wall_seconds", w},
+      out.push_back({{"case", c.name}, {"threads", nt}, {"cycles", sm.cycles}, {"repeat", repeat},
+                     {"router_cycles_per_second", median(sm.rcs)},
+                     {"flit_hops_per_second", median(sm.fhs)}, {"wall_seconds", w},
                      {"speedup", speedup}, {"efficiency", eff},
-                     {"peak_rss_kb", median(rss)}, {"router_activity", median(act)},
-                     {"chip_gb", chip_gb}, {"chip_gb_per_second", rate_gbps},
-                     {"all_wall_seconds", wall}});
+                     {"peak_rss_kb", median(sm.rss)}, {"router_activity", median(sm.act)},
+                     {"chip_gb", sm.chip_gb}, {"chip_gb_per_second", rate_gbps},
+                     {"all_wall_seconds", sm.wall}});
     }
   }
   if (!json_path.empty()) write_file_atomic(json_path, out.dump(2) + "\n");

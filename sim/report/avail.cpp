@@ -39,11 +39,34 @@ std::string value_str(double v, const std::string& unit) {
   return fmt(v, v == std::floor(v) ? 0 : 1) + " " + (v == 1 && unit == "years" ? "year" : unit);
 }
 
+// Whether a set of failed boards (ids bx + by * W/2) leaves every live chip of m able
+// to reach every other; memoised in *memo, which must outlive the function returned.
+HolesUsable holes_usable(const Machine& m, std::map<std::vector<int>, bool>* memo) {
+  const int bw = m.w / 2;
+  return [memo, &m, bw](const std::vector<int>& holes) {
+    std::vector<int> k = holes;
+    std::sort(k.begin(), k.end());
+    const auto it = memo->find(k);
+    if (it != memo->end()) return it->second;
+    NetworkConfig n;
+    n.width = m.w;
+    n.height = m.h;
+    n.topology = m.topo;
+    for (int b : k) n.faults.boards.push_back({b % bw, b / bw});
+    const bool u = FaultSet(n).connectivity().empty();
+    (*memo)[k] = u;
+    return u;
+  };
+}
+
+// The mean and 95 % half-width of a Monte Carlo figure, as the table shows them.
+std::string ci(const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); }
+std::string days(const MeanCI& c) { return fmt(c.mean / 24, 1) + " ± " + fmt(c.half / 24, 1); }
+
 }  // namespace
 
-void Report::write_availability() {
+void Report::write_availability_intro() {
   const Machine& big = biggest();
-  const std::string img = o.out + "/img";
   const std::string spare = o.avail.spare_slice_h ? "moves to a healthy spare slice after " + fmt(*o.avail.spare_slice_h, 2) + " h"
                                                   : "waits on its slice until every failed board is repaired (no spare slice)";
   md << "## Availability of a " << fmt(o.avail.work_h / 24, 0) << "-day job on " << big.chips() << " chips\n\n"
@@ -63,6 +86,55 @@ void Report::write_availability() {
      << "(an algorithm with holes beating fault-free ft2d, the reference) are capped at 1 in the simulation.\n\n"
      << "| machine | rate 1 hole | rate 2 holes | policy | goodput | time-to-train (days) | availability | failures | stops |\n"
      << "|---|---|---|---|---|---|---|---|---|\n";
+}
+
+bool Report::degraded_rates(const Machine& m, const Gradient& g, DegradedRates* r) {
+  const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+  int n1 = 0;
+  r->one = 0;
+  r->two = NAN;
+  for (const char* c : {"board_centre", "board_edge", "board_corner"}) {
+    const Train t = train(series[skey(m, c, "ft2d")], g, o.overlap);
+    if (t.ok) r->one += rel_throughput(t, ff, m.chips()), ++n1;
+  }
+  const Train t2 = train(series[skey(m, "two_boards", "ft2d")], g, o.overlap);
+  if (t2.ok && ff.ok) r->two = rel_throughput(t2, ff, m.chips());
+  if (!ff.ok || n1 != 3 || !std::isfinite(r->two)) return false;
+  r->one /= n1;
+  // The same with the fastest of the three algorithms in each case (b'): what a job
+  // that picks its collective after each failure would get.
+  auto best_rate = [&](const std::string& c) {
+    double v = NAN;
+    for (const char* a : kAlgos) {
+      const Train t = train(series[skey(m, c, a)], g, o.overlap);
+      if (t.ok) v = std::isfinite(v) ? std::max(v, rel_throughput(t, ff, m.chips())) : rel_throughput(t, ff, m.chips());
+    }
+    return v;
+  };
+  r->one_best = (best_rate("board_centre") + best_rate("board_edge") + best_rate("board_corner")) / 3;
+  r->two_best = best_rate("two_boards");
+  return true;
+}
+
+void Report::plot_availability(const std::string& rows, double gmin) {
+  const Machine& big = biggest();
+  std::ostringstream st;
+  st << "set title 'Goodput of a " << fmt(o.avail.work_h / 24, 0) << "-day job, " << big.chips()
+     << " chips, board MTBF " << fmt(o.avail.mtbf_h, 0) << " h (95 % CI)'\nset ylabel 'goodput'\n"
+     << "set style data histograms\nset style histogram errorbars gap 2 lw 1.5\n"
+     << "set style fill solid 0.85 border -1\nset grid ytics\nset yrange [" << fmt(std::max(0.0, std::floor(gmin * 20 - 1) / 20), 2)
+     << ":1]\nset key below\n";
+  const std::string d = plot_block("d");
+  plot_script(o.out + "/img", "availability", {{"d", rows}}, st.str(),
+              "plot " + d + " using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, " + d +
+                  " using 4:5 title '(b) route around (ft2d)' lc 1, " + d + " using 6:7 title '(b) fastest algorithm' lc 3",
+              800, 500);
+  figs.push_back("availability");
+}
+
+void Report::write_availability() {
+  const Machine& big = biggest();
+  write_availability_intro();
   const Gradient& ag = grad(o.avail_model, o.avail_dtype);
   Json javail = Json::array();
   std::ostringstream ad;  // the figure's data rows
@@ -75,38 +147,14 @@ void Report::write_availability() {
   // keep pointing at theirs.
   std::vector<std::map<std::vector<int>, bool>> memos;
   memos.reserve(machines.size());
-  auto ci = [](const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); };
-  auto days = [&](const MeanCI& c) { return fmt(c.mean / 24, 1) + " ± " + fmt(c.half / 24, 1); };
   for (const Machine& m : machines) {
     if (m.chips() != big.chips()) continue;
-    const Train ff = train(series[skey(m, "faultfree", "ft2d")], ag, o.overlap);
-    double r1 = 0, r2 = NAN;
-    int n1 = 0;
-    bool ok = ff.ok;
-    for (const char* c : {"board_centre", "board_edge", "board_corner"}) {
-      const Train t = train(series[skey(m, c, "ft2d")], ag, o.overlap);
-      if (t.ok) r1 += rel_throughput(t, ff, m.chips()), ++n1;
-    }
-    const Train t2 = train(series[skey(m, "two_boards", "ft2d")], ag, o.overlap);
-    if (t2.ok && ff.ok) r2 = rel_throughput(t2, ff, m.chips());
-    ok = ok && n1 == 3 && std::isfinite(r2);
-    if (!ok) {
+    DegradedRates dr;
+    if (!degraded_rates(m, ag, &dr)) {
       md << "| " << m.name() << " | n/a | n/a | - | not computed: an ft2d run it needs failed | | | | |\n";
       continue;
     }
-    r1 /= n1;
-    // The same with the fastest of the three algorithms in each case (b'): what a job
-    // that picks its collective after each failure would get.
-    auto best_rate = [&](const std::string& c) {
-      double r = NAN;
-      for (const char* a : kAlgos) {
-        const Train t = train(series[skey(m, c, a)], ag, o.overlap);
-        if (t.ok) r = std::isfinite(r) ? std::max(r, rel_throughput(t, ff, m.chips())) : rel_throughput(t, ff, m.chips());
-      }
-      return r;
-    };
-    const double r1b = (best_rate("board_centre") + best_rate("board_edge") + best_rate("board_corner")) / 3,
-                 r2b = best_rate("two_boards");
+    const double r1 = dr.one, r2 = dr.two, r1b = dr.one_best, r2b = dr.two_best;
     AvailParams ap = o.avail;
     ap.boards = m.chips() / 4;
     ap.rate = {1.0, std::min(1.0, r1), std::min(1.0, r2)};
@@ -120,23 +168,7 @@ void Report::write_availability() {
     ap.reconfig_h += event_h;
     AvailParams apb = ap;
     apb.rate = {1.0, std::min(1.0, r1b), std::min(1.0, r2b)};
-    // A hole set is usable when every live chip still reaches every other; memoised.
-    std::map<std::vector<int>, bool>& memo = memos.emplace_back();
-    const int bw = m.w / 2;
-    HolesUsable usable = [&memo, &m, bw](const std::vector<int>& holes) {
-      std::vector<int> k = holes;
-      std::sort(k.begin(), k.end());
-      const auto it = memo.find(k);
-      if (it != memo.end()) return it->second;
-      NetworkConfig n;
-      n.width = m.w;
-      n.height = m.h;
-      n.topology = m.topo;
-      for (int b : k) n.faults.boards.push_back({b % bw, b / bw});
-      const bool u = FaultSet(n).connectivity().empty();
-      memo[k] = u;
-      return u;
-    };
+    const HolesUsable usable = holes_usable(m, &memos.emplace_back());
     const AvailSummary a = availability_monte_carlo(ap, AvailPolicy::StopAndRepair, o.seeds, 1);
     const AvailSummary b = availability_monte_carlo(ap, AvailPolicy::RouteAround, o.seeds, 1, usable);
     const AvailSummary bb = availability_monte_carlo(apb, AvailPolicy::RouteAround, o.seeds, 1, usable);
@@ -174,18 +206,7 @@ void Report::write_availability() {
     md << "\n(b) charges every failure its reconfiguration plus the extra time of the allreduce it interrupts "
        << "(\"A board failing mid-allreduce\" above):\n" << event_note;
   if (avail_any) {
-    std::ostringstream st;
-    st << "set title 'Goodput of a " << fmt(o.avail.work_h / 24, 0) << "-day job, " << big.chips()
-       << " chips, board MTBF " << fmt(o.avail.mtbf_h, 0) << " h (95 % CI)'\nset ylabel 'goodput'\n"
-       << "set style data histograms\nset style histogram errorbars gap 2 lw 1.5\n"
-       << "set style fill solid 0.85 border -1\nset grid ytics\nset yrange [" << fmt(std::max(0.0, std::floor(gmin * 20 - 1) / 20), 2)
-       << ":1]\nset key below\n";
-    const std::string d = plot_block("d");
-    plot_script(img, "availability", {{"d", ad.str()}}, st.str(),
-                "plot " + d + " using 2:3:xtic(1) title '(a) stop-and-repair' lc 2, " + d +
-                    " using 4:5 title '(b) route around (ft2d)' lc 1, " + d + " using 6:7 title '(b) fastest algorithm' lc 3",
-                800, 500);
-    figs.push_back("availability");
+    plot_availability(ad.str(), gmin);
     md << "\n" << avail_note << "\n![goodput](img/availability.png)\n";
   }
   write_sensitivity(ctxs, &cut_off);
@@ -203,7 +224,6 @@ void Report::write_sensitivity(const std::vector<AvailCase>& cs, int* cut_off) {
      << "| machine | assumption | value | (a) goodput | (a) days | (b) goodput | (b) days |\n"
      << "|---|---|---|---|---|---|---|\n";
   Json js = Json::array();
-  auto ci = [](const MeanCI& c, int p) { return fmt(c.mean, p) + " ± " + fmt(c.half, p); };
   for (const AvailCase& c : cs) {
     for (const Sweep& sw : sensitivity_sweeps()) {
       std::vector<double> vals = sw.values;

@@ -55,162 +55,205 @@ AvailRun simulate_availability(const AvailParams& p, AvailPolicy pol, uint64_t s
       p, pol, [&](int, double from) { return from + exp_draw(rng, p.mtbf_h); }, usable);
 }
 
-// The event loop. While running, the next event is the earliest of a board failure, a
-// checkpoint, the end of the work and the horizon; while down, of a failure and the end
-// of the down time. What a down time is decides what a failure in it does.
+namespace {
+
+// One job's event loop. While running, the next event is the earliest of a board
+// failure, a checkpoint, the end of the work and the horizon; while down, of a failure
+// and the end of the down time. What a down time is decides what a failure in it does.
+class JobSim {
+ public:
+  JobSim(const AvailParams& p, AvailPolicy pol, const LifetimeDraw& draw, const HolesUsable& usable)
+      : p_(p), pol_(pol), draw_(draw), usable_(usable), B(p.boards), life_(B), repaired_at_(B, kInf) {
+    for (int b = 0; b < B; ++b) life_[b] = draw_(b, 0);
+  }
+
+  AvailRun run() {
+    const double H = p_.horizon_h;
+    while (t_ < H) {
+      int who = -1;
+      const double tf = next_failure(&who);
+      if (down_ == Down::None) {
+        if (!run_until_event(tf, who)) break;
+      } else if (down_ == Down::Spare) {
+        t_ = std::min(down_until_, H);
+        if (t_ >= H) break;
+        move_to_spare();
+      } else if (tf < down_until_) {
+        t_ = tf;
+        if (t_ >= H) break;
+        fail(who, t_);
+      } else {
+        t_ = std::min(down_until_, H);
+        if (t_ >= H) break;
+        end_down_time();
+      }
+    }
+    r_.finished = p_.work_h == 0 || done_;
+    r_.time_h = done_ ? t_ : H;
+    r_.goodput = work_ / r_.time_h;
+    r_.availability = run_time_ / r_.time_h;
+    return r_;
+  }
+
+ private:
+  // Pause: (b) reconfigures, or restarts to take boards back; a failure in it is handled
+  // as one while running. Repair: (a) waits for `waiting_`; a failure adds a board to
+  // it. Spare: (a) moves to a healthy spare slice; failures on the old slice do not
+  // matter.
+  enum class Down { None, Pause, Repair, Spare };
+
+  const AvailParams& p_;
+  const AvailPolicy pol_;
+  const LifetimeDraw& draw_;
+  const HolesUsable& usable_;
+  const int B;
+  std::vector<double> life_, repaired_at_;  // absolute failure / repair times
+  std::vector<int> holes_;    // (b): failed boards the job runs without
+  std::vector<int> waiting_;  // (a) without a spare slice: failed boards the job waits for
+  Down down_ = Down::None;
+  AvailRun r_;
+  double t_ = 0, work_ = 0, saved_ = 0, run_time_ = 0;
+  double ckpt_left_ = p_.ckpt_h;  // running time until the next checkpoint
+  double down_until_ = 0;
+  bool done_ = false;
+  // The earliest failure among the boards, recomputed only after a lifetime changed.
+  bool lives_changed_ = true;
+  double tf_min_ = kInf;
+  int tf_who_ = -1;
+
+  double next_failure(int* who) {
+    if (lives_changed_) {
+      tf_min_ = kInf;
+      for (int b = 0; b < B; ++b)
+        if (life_[b] < tf_min_) tf_min_ = life_[b], tf_who_ = b;
+      lives_changed_ = false;
+    }
+    *who = tf_who_;
+    return tf_min_;
+  }
+  void set_life(int b, double v) {
+    life_[b] = v;
+    lives_changed_ = true;
+  }
+
+  // Running: to the next event (the earliest failure tf of board who, a checkpoint, the
+  // end of the work or the horizon). False when the loop ends (the work is done or the
+  // horizon reached).
+  bool run_until_event(double tf, int who) {
+    const double H = p_.horizon_h;
+    const double rate = p_.rate[holes_.size()];
+    const double tc = t_ + ckpt_left_;
+    const double tw = p_.work_h > 0 && rate > 0 ? t_ + (p_.work_h - work_) / rate : kInf;
+    const double tn = std::min({tf, tc, tw, H});
+    work_ += rate * (tn - t_);
+    run_time_ += tn - t_;
+    ckpt_left_ -= tn - t_;
+    t_ = tn;
+    if (tw <= std::min({tf, tc, H})) {  // the work is done
+      work_ = p_.work_h;
+      done_ = true;
+      return false;
+    }
+    if (t_ >= H) return false;
+    if (tf <= tc) fail(who, t_);
+    else checkpoint();
+    return true;
+  }
+
+  // A checkpoint is written; (b) takes repaired boards back with a restart from it.
+  void checkpoint() {
+    saved_ = work_;
+    ckpt_left_ = p_.ckpt_h;
+    bool any = false;
+    for (int b : holes_) any |= repaired_at_[b] <= t_;
+    if (!any) return;
+    std::vector<int> keep;
+    for (int b : holes_) {
+      if (repaired_at_[b] <= t_) {
+        repaired_at_[b] = kInf;
+        set_life(b, draw_(b, t_ + p_.restart_h));
+      } else {
+        keep.push_back(b);
+      }
+    }
+    holes_ = keep;
+    ++r_.restarts;
+    down_ = Down::Pause;
+    down_until_ = t_ + p_.restart_h;
+  }
+
+  // (a) has moved to a healthy spare slice: all its boards new.
+  void move_to_spare() {
+    holes_.clear();
+    for (int b = 0; b < B; ++b) {
+      set_life(b, draw_(b, t_));
+      repaired_at_[b] = kInf;
+    }
+    down_ = Down::None;
+    ckpt_left_ = p_.ckpt_h;
+  }
+
+  // A pause or a repair wait is over; after a repair every board is back and the job
+  // restarts from the checkpoint.
+  void end_down_time() {
+    if (down_ == Down::Repair) {
+      for (int w : waiting_) {
+        repaired_at_[w] = kInf;
+        set_life(w, draw_(w, t_));
+      }
+      waiting_.clear();
+      ckpt_left_ = p_.ckpt_h;
+    }
+    down_ = Down::None;
+  }
+
+  // Policy (a), or (b)'s fallback, after board b failed at `at`: roll back to the
+  // checkpoint, then wait for a spare slice or for every failed board's repair.
+  void stop(double at, int b) {
+    ++r_.stops;
+    work_ = saved_;
+    if (p_.spare_slice_h) {
+      down_ = Down::Spare;
+      down_until_ = at + *p_.spare_slice_h + p_.restart_h;
+      return;
+    }
+    down_ = Down::Repair;
+    waiting_.insert(waiting_.end(), holes_.begin(), holes_.end());  // already being repaired
+    holes_.clear();
+    repaired_at_[b] = at + p_.repair_h;
+    waiting_.push_back(b);
+    down_until_ = 0;
+    for (int w : waiting_) down_until_ = std::max(down_until_, repaired_at_[w] + p_.restart_h);
+  }
+
+  // Board b fails at `at` (running, or during a down time on this slice).
+  void fail(int b, double at) {
+    ++r_.failures;
+    set_life(b, kInf);
+    if (down_ == Down::Repair) {  // one more board to wait for
+      repaired_at_[b] = at + p_.repair_h;
+      waiting_.push_back(b);
+      down_until_ = std::max(down_until_, repaired_at_[b] + p_.restart_h);
+      return;
+    }
+    if (pol_ == AvailPolicy::StopAndRepair || (int)holes_.size() + 1 > p_.max_holes) return stop(at, b);
+    std::vector<int> next = holes_;
+    next.push_back(b);
+    if (usable_ && !usable_(next)) return stop(at, b);
+    holes_ = next;
+    repaired_at_[b] = at + p_.repair_h;
+    if (down_ == Down::None) down_until_ = at;
+    down_ = Down::Pause;
+    down_until_ = std::max(down_until_, at + p_.reconfig_h);
+  }
+};
+
+}  // namespace
+
 AvailRun simulate_availability(const AvailParams& p, AvailPolicy pol, const LifetimeDraw& draw,
                                const HolesUsable& usable) {
   check(p, pol);
-  const int B = p.boards;
-  const double H = p.horizon_h;
-  std::vector<double> life(B), repaired_at(B, kInf);  // absolute failure / repair times
-  std::vector<int> holes;    // (b): failed boards the job runs without
-  std::vector<int> waiting;  // (a) without a spare slice: failed boards the job waits for
-  for (int b = 0; b < B; ++b) life[b] = draw(b, 0);
-
-  // Pause: (b) reconfigures, or restarts to take boards back; a failure in it is handled
-  // as one while running. Repair: (a) waits for `waiting`; a failure adds a board to it.
-  // Spare: (a) moves to a healthy spare slice; failures on the old slice do not matter.
-  enum class Down { None, Pause, Repair, Spare };
-  Down down = Down::None;
-  AvailRun r;
-  double t = 0, work = 0, saved = 0, run_time = 0;
-  double ckpt_left = p.ckpt_h;  // running time until the next checkpoint
-  double down_until = 0;
-  bool done = false;
-
-  // The earliest failure among the boards, recomputed only after a lifetime changed.
-  bool lives_changed = true;
-  double tf_min = kInf;
-  int tf_who = -1;
-  auto next_failure = [&](int* who) {
-    if (lives_changed) {
-      tf_min = kInf;
-      for (int b = 0; b < B; ++b)
-        if (life[b] < tf_min) tf_min = life[b], tf_who = b;
-      lives_changed = false;
-    }
-    *who = tf_who;
-    return tf_min;
-  };
-  auto set_life = [&](int b, double v) {
-    life[b] = v;
-    lives_changed = true;
-  };
-  // Policy (a), or (b)'s fallback, after board b failed at `at`: roll back to the
-  // checkpoint, then wait for a spare slice or for every failed board's repair.
-  auto stop = [&](double at, int b) {
-    ++r.stops;
-    work = saved;
-    if (p.spare_slice_h) {
-      down = Down::Spare;
-      down_until = at + *p.spare_slice_h + p.restart_h;
-      return;
-    }
-    down = Down::Repair;
-    waiting.insert(waiting.end(), holes.begin(), holes.end());  // already being repaired
-    holes.clear();
-    repaired_at[b] = at + p.repair_h;
-    waiting.push_back(b);
-    down_until = 0;
-    for (int w : waiting) down_until = std::max(down_until, repaired_at[w] + p.restart_h);
-  };
-  // Board b fails at `at` (running, or during a down time on this slice).
-  auto fail = [&](int b, double at) {
-    ++r.failures;
-    set_life(b, kInf);
-    if (down == Down::Repair) {  // one more board to wait for
-      repaired_at[b] = at + p.repair_h;
-      waiting.push_back(b);
-      down_until = std::max(down_until, repaired_at[b] + p.restart_h);
-      return;
-    }
-    if (pol == AvailPolicy::StopAndRepair || (int)holes.size() + 1 > p.max_holes) return stop(at, b);
-    std::vector<int> next = holes;
-    next.push_back(b);
-    if (usable && !usable(next)) return stop(at, b);
-    holes = next;
-    repaired_at[b] = at + p.repair_h;
-    if (down == Down::None) down_until = at;
-    down = Down::Pause;
-    down_until = std::max(down_until, at + p.reconfig_h);
-  };
-
-  while (t < H) {
-    int who = -1;
-    const double tf = next_failure(&who);
-    if (down == Down::None) {
-      const double rate = p.rate[holes.size()];
-      const double tc = t + ckpt_left;
-      const double tw = p.work_h > 0 && rate > 0 ? t + (p.work_h - work) / rate : kInf;
-      const double tn = std::min({tf, tc, tw, H});
-      work += rate * (tn - t);
-      run_time += tn - t;
-      ckpt_left -= tn - t;
-      t = tn;
-      if (tw <= std::min({tf, tc, H})) {  // the work is done
-        work = p.work_h;
-        done = true;
-        break;
-      }
-      if (t >= H) break;
-      if (tf <= tc) {
-        fail(who, t);
-      } else {
-        saved = work;
-        ckpt_left = p.ckpt_h;
-        // (b): take repaired boards back with a restart from the checkpoint just written.
-        bool any = false;
-        for (int b : holes) any |= repaired_at[b] <= t;
-        if (any) {
-          std::vector<int> keep;
-          for (int b : holes) {
-            if (repaired_at[b] <= t) {
-              repaired_at[b] = kInf;
-              set_life(b, draw(b, t + p.restart_h));
-            } else {
-              keep.push_back(b);
-            }
-          }
-          holes = keep;
-          ++r.restarts;
-          down = Down::Pause;
-          down_until = t + p.restart_h;
-        }
-      }
-    } else if (down == Down::Spare) {
-      t = std::min(down_until, H);
-      if (t >= H) break;
-      holes.clear();
-      for (int b = 0; b < B; ++b) {
-        set_life(b, draw(b, t));
-        repaired_at[b] = kInf;
-      }
-      down = Down::None;
-      ckpt_left = p.ckpt_h;
-    } else if (tf < down_until) {
-      t = tf;
-      if (t >= H) break;
-      fail(who, t);
-    } else {
-      t = std::min(down_until, H);
-      if (t >= H) break;
-      if (down == Down::Repair) {  // every board is back: restart from the checkpoint
-        for (int w : waiting) {
-          repaired_at[w] = kInf;
-          set_life(w, draw(w, t));
-        }
-        waiting.clear();
-        ckpt_left = p.ckpt_h;
-      }
-      down = Down::None;
-    }
-  }
-  r.finished = p.work_h == 0 || done;
-  r.time_h = done ? t : H;
-  r.goodput = work / r.time_h;
-  r.availability = run_time / r.time_h;
-  return r;
+  return JobSim(p, pol, draw, usable).run();
 }
 
 MeanCI mean_ci(const std::vector<double>& v) {

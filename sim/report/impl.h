@@ -403,6 +403,16 @@ struct Report {
   void write_figures();
   // 4. (avail.cpp) The availability Monte Carlo on the largest machine(s), its table and figure.
   void write_availability();
+  // Its parts: the section's assumptions; the degraded relative throughputs of ft2d
+  // with 1 hole (the mean of centre, edge and corner) and 2 holes, and of the fastest
+  // algorithm per case (false when an ft2d run they need failed); the goodput figure
+  // from its data rows.
+  struct DegradedRates {
+    double one = 0, two = NAN, one_best = NAN, two_best = NAN;
+  };
+  void write_availability_intro();
+  bool degraded_rates(const Machine& m, const Gradient& g, DegradedRates* r);
+  void plot_availability(const std::string& rows, double gmin);
   // A machine of the availability study: its route-around parameters (degraded rates)
   // and the test of whether a hole set leaves it usable.
   struct AvailCase {
