@@ -155,6 +155,11 @@ struct KernelOptions {
   enum class Parallel { Measured, Always } parallel = Parallel::Measured;
   // The prefetch hints: measured (Auto), always (On) or never (Off), at any size.
   enum class Prefetch { Auto, On, Off } prefetch = Prefetch::Auto;
+  // A router VC ring's first size (Router::InVc::cap): 8 slots (256 bytes, four cache
+  // lines); buffers of at most 8 flits (the default) never grow. Storage only: tests set
+  // it to the buffer depth (rings that never grow) and require the same results byte
+  // for byte. Not a command-line option.
+  int first_ring_slots = 8;
 };
 
 template <>

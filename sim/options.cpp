@@ -277,7 +277,7 @@ Config config_from(const po::variables_map& vm, Command cmd, bool check_network_
   // After validate: the fault files' and the timed failures' places are checked against
   // a valid mesh, line by line.
   rows_from(vm, cmd, /*late=*/true, &c);
-  if (check_network_memory) check_memory(estimate_network_memory(c.net), c.run.mem_limit);
+  if (check_network_memory) check_memory(estimate_network_memory(c.net, c.run.kernel), c.run.mem_limit);
   return c;
 }
 

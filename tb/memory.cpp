@@ -48,7 +48,7 @@ std::string MemoryEstimate::describe() const {
   return s.str();
 }
 
-MemoryEstimate estimate_network_memory(const NetworkConfig& n) {
+MemoryEstimate estimate_network_memory(const NetworkConfig& n, const KernelOptions& k) {
   const double chips = (double)n.width * n.height;
   const double ports = 4 + n.local_ports;
   MemoryEstimate e;
@@ -56,7 +56,7 @@ MemoryEstimate estimate_network_memory(const NetworkConfig& n) {
   // its deeper slots are never touched until then: a buffer sized for a long link's credit
   // round trip costs what it holds. Charged: the first ring of every VC. (A run whose
   // deep buffers fill, under congestion, holds up to buf slots per VC: more than this.)
-  const double ring = std::min(n.buf, Router::first_ring_slots);
+  const double ring = std::min(n.buf, k.first_ring_slots);
   e.parts.push_back({"router buffers", clamp(chips * ports * n.vcs * ring * (double)Router::entry_bytes())});
   // Links longer than the inline rings: a flit slot per cycle of latency (rounded up to a
   // power of two), which a used link walks through entirely, and a credit ring that grows
@@ -79,7 +79,7 @@ void add_collective_memory(const Config& c, uint64_t transfers, bool verify, Mem
 MemoryEstimate estimate_allreduce_memory(const Config& c, const FaultSet& f, bool verify) {
   // The schedule's parameters as the chips' descriptor gives them (CollectiveLibrary::get).
   const coll::AlgoParams p = coll::algo_params_of(c);
-  MemoryEstimate e = estimate_network_memory(c.net);
+  MemoryEstimate e = estimate_network_memory(c.net, c.run.kernel);
   add_collective_memory(c, coll::count_transfers(f, p), verify, &e);
   return e;
 }

@@ -23,7 +23,7 @@ struct MemoryEstimate {
 
 // The network of `n`: router buffers and state, links, network interfaces, the route
 // tables (every router holds an entry per chip) and the program's fixed part.
-MemoryEstimate estimate_network_memory(const NetworkConfig& n);
+MemoryEstimate estimate_network_memory(const NetworkConfig& n, const KernelOptions& k = {});
 // Adds an allreduce's schedule (`transfers` entries, counted once it is compiled) and,
 // when verifying, every chip's data words (and its input copy).
 void add_collective_memory(const Config& c, uint64_t transfers, bool verify, MemoryEstimate* e);

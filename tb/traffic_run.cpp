@@ -121,7 +121,7 @@ std::unique_ptr<Network> build_network(const Config& cfg, const FaultSet& faults
   if (opt.eject_log)
     for (int c = 0; c < net->chips(); ++c) net->ni(c).set_eject_log(opt.eject_log);
   net->clock().set_threads(opt.eject_log ? 1 : Clock::threads_for(cfg.run.threads));
-  net->clock().set_options(cfg.run.kernel);
+  net->set_kernel_options(cfg.run.kernel);
   return net;
 }
 

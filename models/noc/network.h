@@ -49,6 +49,12 @@ class Network : public sc_core::sc_module {
   const NetworkConfig& config() const { return cfg_; }
   const Topology2D& topology() const { return topo_; }
   Clock& clock() { return *clock_; }
+  // The clock kernel's options, and the model routers' first VC ring size; before the
+  // first cycle.
+  void set_kernel_options(const KernelOptions& o) {
+    clock_->set_options(o);
+    for (Router* r : sc_routers_) r->set_first_ring_slots(o.first_ring_slots);
+  }
   int chips() const { return topo_.chips(); }
   // The SystemC model router of chip c (the waveform tracer and tests read its state);
   // only for a network built without a factory.

@@ -40,9 +40,16 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
       entries_((size_t)ports_ * cfg.vcs * cfg.buf),
       va_out_ptr_(ports_ * cfg.vcs, 0) {
   static_assert(sizeof(InVc) == 64, "InVc is laid out to fill one cache line");
-  for (InVc& q : in_) q.cap = (uint16_t)std::max(1, std::min(buf_, first_ring_slots));
+  set_first_ring_slots(KernelOptions{}.first_ring_slots);
   csr.register_b_transport(this, &Router::csr_access);
   clk.add(this);
+}
+
+void Router::set_first_ring_slots(int slots) {
+  for (InVc& q : in_) {
+    if (q.count) throw std::logic_error("Router::set_first_ring_slots: a ring holds flits");
+    q.cap = (uint16_t)std::max(1, std::min(buf_, slots));
+  }
 }
 
 void Router::connect_out(Port p, Link* l) {

@@ -58,11 +58,11 @@ class Router final : public RouterBase {
   // Side-effect free; the tracer samples them after the router has evaluated a cycle.
   int vcs() const { return vcs_; }
   int buf() const { return buf_; }
-  // A VC ring's first size (InVc::cap): 8 slots (256 bytes, four cache lines); buffers of
-  // at most 8 flits (the default) never grow. A test seam, read by the constructor only:
-  // tests set it to the buffer depth (rings that never grow) and require the same
-  // results byte for byte.
-  static inline int first_ring_slots = 8;
+  // The ring size in use of input VC (p, vc): at most buf().
+  int ring_slots(Port p, int vc) const { return in_[(size_t)p * vcs_ + vc].cap; }
+  // Sets every VC ring's first size (KernelOptions::first_ring_slots; the constructor
+  // uses the default). Before the first cycle only, while every ring is empty.
+  void set_first_ring_slots(int slots);
   // Bytes of one buffered flit slot (its entry): the memory estimate (tb/memory.cpp).
   static constexpr size_t entry_bytes() { return sizeof(Entry); }
   const Link* in_link(Port p) const { return in_link_[p]; }
@@ -105,7 +105,7 @@ class Router final : public RouterBase {
   enum VcState : uint8_t { kIdle = 0, kActive = 1 };
   // One cache line (the fields are ordered to fill it exactly).
   // Its slots in entries_ start at (index of the VC in in_) x buf_ (slot_base()). The
-  // ring uses the first `cap` of them: it starts at min(buf_, first_ring_slots) slots and
+  // ring uses the first `cap` of them: it starts at min(buf_, KernelOptions::first_ring_slots) slots and
   // doubles (up to buf_) when a flit arrives to a full ring (grow()). A VC whose
   // occupancy stays low, as most do when buffers are sized for a long link's credit
   // round trip, keeps its flits in a few cache lines and never touches the rest of its
