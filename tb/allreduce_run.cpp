@@ -206,24 +206,17 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
   const Config& cfg = m.cfg;
   Host& host = *m.host;
   FaultController* ctl = m.ctl.get();
-  Tracer* tracer = m.tracer.get();
-  const std::vector<std::unique_ptr<Chip>>& chips = m.chips;
-  std::unique_ptr<Network>& net = m.net;
-  const int n = net->chips();
-  const Cycle compute_cycles = m.compute_cycles;
-  const std::shared_ptr<CollectiveRun>& first = m.first;
-  const uint64_t first_flits = m.first_flits;
   auto progress = [&host](const NetCounters&, Cycle done, double el) {
     const double frac = host.progress();
     std::fprintf(stderr, "\rcycle %llu  %5.1f%% of the data reduced  ETA %.0fs   ",
                  (unsigned long long)done, 100 * frac, frac > 0 ? el / frac * (1 - frac) : 0.0);
   };
   auto engine_violation = [&]() -> std::string {
-    for (const auto& ch : chips)
+    for (const auto& ch : m.chips)
       if (ch && ch->engine().violations()) return ch->engine().first_violation();
     return "";
   };
-  Driver drv(*net, cfg.run.watchdog, opt.progress ? std::function<void(const NetCounters&, Cycle, double)>(progress) : nullptr,
+  Driver drv(*m.net, cfg.run.watchdog, opt.progress ? std::function<void(const NetCounters&, Cycle, double)>(progress) : nullptr,
              &r.stop_reason, &r.message, [&] { return !host.finished() || (ctl && !ctl->settled()); },
              engine_violation);
   // Waits on a timer are not stalls: the compute phase, a chip's HBM at work (restoring
@@ -231,8 +224,8 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
   // cycles at 3 MiB, past the default watchdog), the controller's detection latency and
   // table writes.
   drv.set_timed_work([&]() -> Cycle {
-    Cycle t = host.collective_started() ? 0 : compute_cycles;
-    for (const auto& ch : chips)
+    Cycle t = host.collective_started() ? 0 : m.compute_cycles;
+    for (const auto& ch : m.chips)
       if (ch) t = std::max(t, (Cycle)std::ceil(ch->hbm().busy_until()));
     if (ctl) t = std::max(t, ctl->timer_until());
     return t;
@@ -242,11 +235,12 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
   uint64_t sent_before = 0;
   size_t fault_marks = 0;
   bool ok = true;
+  const coll::Schedule& first = m.first->schedule();
   const Cycle max_cycles = cfg.run.max_cycles
                                ? cfg.run.max_cycles
-                               : allreduce_cycle_limit(cfg, (first_flits + first->schedule().participants() - 1) /
-                                                                std::max(1, first->schedule().participants()),
-                                                       most_sends(first->schedule()), compute_cycles);
+                               : allreduce_cycle_limit(cfg, (m.first_flits + first.participants() - 1) /
+                                                                std::max(1, first.participants()),
+                                                       most_sends(first), m.compute_cycles);
   r.max_cycles = max_cycles;
   while (ok && !host.finished()) {
     if (drv.done() >= max_cycles) {
@@ -260,18 +254,18 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
       break;
     }
     ok = drv.run_until(std::min<Cycle>(drv.done() + 256, max_cycles), 256);
-    if (tracer && ctl && ctl->timeline().size() > fault_marks) {
+    if (m.tracer && ctl && ctl->timeline().size() > fault_marks) {
       for (; fault_marks < ctl->timeline().size(); ++fault_marks) {
         const TimelineEvent& e = ctl->timeline()[fault_marks];
-        if (e.kind == EventKind::Fault) tracer->fault_event(e.cycle, e.what);
+        if (e.kind == EventKind::Fault) m.tracer->fault_event(e.cycle, e.what);
       }
     }
     if (drv.done() % window == 0 || host.finished()) {
       uint64_t sent = 0;
       int live = 0;
-      for (int c = 0; c < n; ++c)
+      for (int c = 0; c < m.net->chips(); ++c)
         for (int p = 0; p < kNumNetPorts; ++p)
-          if (Link* l = net->link(c, (Port)p)) {
+          if (Link* l = m.net->link(c, (Port)p)) {
             sent += l->flits_sent();
             live += !l->failed();
           }
@@ -279,7 +273,7 @@ bool simulate(Machine& m, const RunOptions& opt, LinkWindows& link_windows, Allr
       const Cycle span = drv.done() - from;
       if (span && live) r.util_series.push_back({drv.done(), (double)(sent - sent_before) / span / live});
       sent_before = sent;
-      link_windows.sample(*net, drv.done());
+      link_windows.sample(*m.net, drv.done());
     }
   }
   *done = drv.done();
