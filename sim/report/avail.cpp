@@ -89,21 +89,21 @@ void Report::write_availability_intro() {
 }
 
 bool Report::degraded_rates(const Machine& m, const Gradient& g, DegradedRates* r) {
-  const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+  const Train ff = train(series[skey(m, CaseId::FaultFree, "ft2d")], g, o.overlap);
   int n1 = 0;
   r->one = 0;
   r->two = NAN;
-  for (const char* c : {"board_centre", "board_edge", "board_corner"}) {
+  for (CaseId c : {CaseId::BoardCentre, CaseId::BoardEdge, CaseId::BoardCorner}) {
     const Train t = train(series[skey(m, c, "ft2d")], g, o.overlap);
     if (t.ok) r->one += rel_throughput(t, ff, m.chips()), ++n1;
   }
-  const Train t2 = train(series[skey(m, "two_boards", "ft2d")], g, o.overlap);
+  const Train t2 = train(series[skey(m, CaseId::TwoBoards, "ft2d")], g, o.overlap);
   if (t2.ok && ff.ok) r->two = rel_throughput(t2, ff, m.chips());
   if (!ff.ok || n1 != 3 || !std::isfinite(r->two)) return false;
   r->one /= n1;
   // The same with the fastest of the three algorithms in each case (b'): what a job
   // that picks its collective after each failure would get.
-  auto best_rate = [&](const std::string& c) {
+  auto best_rate = [&](CaseId c) {
     double v = NAN;
     for (const char* a : kAlgos) {
       const Train t = train(series[skey(m, c, a)], g, o.overlap);
@@ -111,8 +111,8 @@ bool Report::degraded_rates(const Machine& m, const Gradient& g, DegradedRates* 
     }
     return v;
   };
-  r->one_best = (best_rate("board_centre") + best_rate("board_edge") + best_rate("board_corner")) / 3;
-  r->two_best = best_rate("two_boards");
+  r->one_best = (best_rate(CaseId::BoardCentre) + best_rate(CaseId::BoardEdge) + best_rate(CaseId::BoardCorner)) / 3;
+  r->two_best = best_rate(CaseId::TwoBoards);
   return true;
 }
 

@@ -21,7 +21,7 @@ std::vector<uint64_t> Report::bucket_classes() const {
   return {c.begin(), c.end()};
 }
 
-Report::Bucketed Report::bucketed(const Machine& m, const std::string& c, const std::string& a, const Gradient& g) {
+Report::Bucketed Report::bucketed(const Machine& m, CaseId c, const std::string& a, const Gradient& g) {
   const Series& s = series[skey(m, c, a)];
   Bucketed r;
   r.st = bucket_step(buckets_of(g), g.compute_ms, [&](uint64_t bytes) {
@@ -29,7 +29,7 @@ Report::Bucketed Report::bucketed(const Machine& m, const std::string& c, const 
     r.ok = r.ok && e.ok;
     r.pending = r.pending || e.pending;
     r.simulated = r.simulated && e.simulated;
-    const std::string k = m.name() + " " + c + " " + a + " bucket class " + size_str(bytes);
+    const std::string k = m.name() + " " + enum_name(c) + " " + a + " bucket class " + size_str(bytes);
     if (e.ok && fitted_below_bound(s, e.simulated, e.us, (double)bytes) && flagged_classes.insert(k).second)
       unphysical.push_back(k + ": fitted " + fmt(e.us, 1) + " us below the link-load bound " +
                            fmt(s.bound_us_per_byte * (double)bytes, 1) + " us");
@@ -104,10 +104,10 @@ void Report::write_buckets() {
     for (const Gradient& g : grads) {
       const size_t nb = buckets_of(g).size();
       const std::string gn = m.name() + " " + g.model + " " + g.dtype();
-      const Series& sff = series[skey(m, "faultfree", "ft2d")];
-      const Bucketed ff = bucketed(m, "faultfree", "ft2d", g);
+      const Series& sff = series[skey(m, CaseId::FaultFree, "ft2d")];
+      const Bucketed ff = bucketed(m, CaseId::FaultFree, "ft2d", g);
       const Train ff0 = train(sff, g, 0);
-      for (const char* c : {"faultfree", "board_centre"}) {
+      for (CaseId c : {CaseId::FaultFree, CaseId::BoardCentre}) {
         const auto cit = std::find_if(cases[m.name()].begin(), cases[m.name()].end(), [&](const Case& x) { return x.id == c; });
         for (const char* a : kAlgos) {
           const Series& s = series[skey(m, c, a)];
@@ -126,10 +126,10 @@ void Report::write_buckets() {
              << fmt(b.st.exposed_ms, 3) << " | " << fmt(100 * (1 - b.st.exposed_ms / b.st.comm_ms), 1) << " % | "
              << fmt(thr0, 4) << " | " << fmt(thr, 4) << " | " << src << " |\n";
           if (t0.workers < m.chips() && thr > 1 && !(b.simulated && ff.simulated))
-            unphysical.push_back(gn + " " + c + " " + a + ": throughput with buckets " + fmt(thr, 4) + " with " +
+            unphysical.push_back(gn + " " + enum_name(c) + " " + a + ": throughput with buckets " + fmt(thr, 4) + " with " +
                                  std::to_string(t0.workers) + " of " + std::to_string(m.chips()) +
                                  " chips working, from a fit");
-          rows.push_back({{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"case", c}, {"algo", a},
+          rows.push_back({{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"case", enum_name(c)}, {"algo", a},
                           {"buckets", nb}, {"comm_ms", b.st.comm_ms}, {"step_no_overlap_ms", t0.step_ms},
                           {"step_ms", b.st.step_ms}, {"exposed_ms", b.st.exposed_ms},
                           {"throughput_no_overlap", thr0}, {"throughput", thr}, {"source", src}});

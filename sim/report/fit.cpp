@@ -40,8 +40,8 @@ double fit_below_bound(const LinearFit& f, double bound_us_per_byte, const std::
 
 namespace paper_report {
 
-std::string skey(const Machine& m, const std::string& c, const std::string& a, int lat) {
-  return m.name() + "|" + c + "|" + a + (lat ? "|lat" + std::to_string(lat) : "");
+std::string skey(const Machine& m, CaseId c, const std::string& a, int lat) {
+  return m.name() + "|" + enum_name(c) + "|" + a + (lat ? "|lat" + std::to_string(lat) : "");
 }
 
 Estimate estimate(const Series& s, double bytes) {

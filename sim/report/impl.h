@@ -31,6 +31,8 @@ enum class Backend { Local, Slurm };
 // The networks whose training the report models, and their gradients' element types.
 enum class Net { ResNet50, BertLarge };
 enum class DType { FP32, BF16 };
+// The report's fault cases (plan.cpp, cases_for): their names make the runs' names.
+enum class CaseId { FaultFree, BoardCentre, BoardEdge, BoardCorner, TwoBoards, OneLink, BoardMid };
 
 }  // namespace fm::paper_report
 
@@ -45,6 +47,14 @@ template <>
 struct EnumNames<paper_report::Net> {
   static constexpr EnumName<paper_report::Net> table[] = {{paper_report::Net::ResNet50, "resnet"},
                                                           {paper_report::Net::BertLarge, "bert"}};
+};
+template <>
+struct EnumNames<paper_report::CaseId> {
+  static constexpr EnumName<paper_report::CaseId> table[] = {
+      {paper_report::CaseId::FaultFree, "faultfree"},   {paper_report::CaseId::BoardCentre, "board_centre"},
+      {paper_report::CaseId::BoardEdge, "board_edge"},  {paper_report::CaseId::BoardCorner, "board_corner"},
+      {paper_report::CaseId::TwoBoards, "two_boards"},  {paper_report::CaseId::OneLink, "one_link"},
+      {paper_report::CaseId::BoardMid, "board_mid"}};
 };
 template <>
 struct EnumNames<paper_report::DType> {
@@ -109,7 +119,9 @@ struct Machine {
 
 // One fault scenario. Boards are 2x2 chips (the TPU-v3 board; --board default).
 struct Case {
-  std::string id, title;
+  CaseId id = CaseId::FaultFree;
+  std::string title;
+  const char* name() const { return enum_name(id); }  // in run names, tables and the page data
   std::vector<std::string> args;  // allreduce fault options
   int holes = 0;                  // failed boards
   bool mid = false;               // the board fails during the allreduce (--fail-at)
@@ -223,7 +235,7 @@ struct Series {  // one (machine, case, algorithm): its simulated sizes and thei
 
 // The key of a series in Report::series: machine, case id and algorithm, and the link
 // latency of a latency-sensitivity series (0: the report's own).
-std::string skey(const Machine& m, const std::string& c, const std::string& a, int lat = 0);
+std::string skey(const Machine& m, CaseId c, const std::string& a, int lat = 0);
 
 // The VC buffer depth the report's runs use at link latency `lat` (credit latency the
 // same): one VC's credit round trip (pipeline + link + credit + 1 cycles, as the
@@ -374,7 +386,7 @@ struct Report {
     bool pending = false;  // a class's number waits for runs (Estimate::pending)
     BucketStep st;
   };
-  Bucketed bucketed(const Machine& m, const std::string& c, const std::string& a, const Gradient& g);
+  Bucketed bucketed(const Machine& m, CaseId c, const std::string& a, const Gradient& g);
   std::set<std::string> flagged_classes;
   // (buckets.cpp) The step with gradient buckets overlapping the backward pass, beside
   // the no-overlap step, for the fault-free and centre-board cases; adds fitted bucket

@@ -47,12 +47,12 @@ void Report::write_latency() {
     for (const Gradient& g : grads)
       for (int lat : lats) {
         const int k = lat == o.link_latency ? 0 : lat;  // the report's own series carry no latency in their key
-        const Series& sff = series[skey(*m, "faultfree", "ft2d", k)];
+        const Series& sff = series[skey(*m, CaseId::FaultFree, "ft2d", k)];
         const Train ff = train(sff, g, o.overlap);
         Train t[3];
         const Series* ts[3];
         for (int i = 0; i < 3; ++i) {
-          ts[i] = &series[skey(*m, "board_centre", kAlgos[i], k)];
+          ts[i] = &series[skey(*m, CaseId::BoardCentre, kAlgos[i], k)];
           t[i] = train(*ts[i], g, o.overlap);
         }
         md << "| " << m->mesh() << " " << m->topo_name() << " | " << g.model << " " << g.dtype() << " | " << lat << " cycles ("
@@ -79,11 +79,11 @@ void Report::write_latency() {
   for (const Machine* m : latency_machines())
     for (int lat : o.lat_sens) {
       if (lat == o.link_latency) continue;
-      for (const char* c : {"faultfree", "board_centre"})
+      for (CaseId c : {CaseId::FaultFree, CaseId::BoardCentre})
         for (const char* a : kAlgos) {
           const auto it = series.find(skey(*m, c, a, lat));
           if (it != series.end())
-            check_fit(it->second, m->name() + " " + c + " " + a + " at link latency " + std::to_string(lat));
+            check_fit(it->second, m->name() + " " + enum_name(c) + " " + a + " at link latency " + std::to_string(lat));
         }
     }
   data["latency_sensitivity"] = rows;

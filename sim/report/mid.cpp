@@ -52,8 +52,8 @@ MidSplit mid_split(const Json& j) {
 }  // namespace
 
 double Report::mid_extra_ms(const Machine& m, const Gradient& g, const std::string& algo, bool* simulated) {
-  const Train t = train(series[skey(m, "board_mid", algo)], g, o.overlap);
-  const Train ff = train(series[skey(m, "faultfree", algo)], g, o.overlap);
+  const Train t = train(series[skey(m, CaseId::BoardMid, algo)], g, o.overlap);
+  const Train ff = train(series[skey(m, CaseId::FaultFree, algo)], g, o.overlap);
   if (!t.ok || !ff.ok) return NAN;
   if (simulated) *simulated = t.simulated && ff.simulated;
   return t.ar_ms - ff.ar_ms;
@@ -84,7 +84,7 @@ void Report::write_mid() {
   mids.insert(mids.end(), midwhole.begin(), midwhole.end());
   for (const Point& p : mids) {
     const Outcome& oc = res[p.name];
-    const Estimate ffe = estimate(series[skey(p.m, "faultfree", p.algo)], (double)p.bytes);
+    const Estimate ffe = estimate(series[skey(p.m, CaseId::FaultFree, p.algo)], (double)p.bytes);
     const double ff_us = ffe.ok && ffe.simulated ? ffe.us : NAN;
     md << "| " << p.m.name() << " | " << p.algo << " | " << size_str(p.bytes) << " | ";
     const MidSplit sp = oc.ok ? mid_split(oc.j) : MidSplit{};

@@ -144,11 +144,11 @@ void Report::write_headline() {
   };
   for (const Machine& m : machines) {
     for (const Gradient& g : grads) {
-      const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+      const Train ff = train(series[skey(m, CaseId::FaultFree, "ft2d")], g, o.overlap);
       Train t[3];
-      for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, "board_centre", kAlgos[i])], g, o.overlap);
+      for (int i = 0; i < 3; ++i) t[i] = train(series[skey(m, CaseId::BoardCentre, kAlgos[i])], g, o.overlap);
       md << "| " << m.mesh() << " " << m.topo_name() << " (" << m.chips() << ") | " << g.model << " " << g.dtype();
-      Json j = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"case", "board_centre"}};
+      Json j = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"case", enum_name(CaseId::BoardCentre)}};
       double thr[3] = {NAN, NAN, NAN};
       for (int i = 0; i < 3; ++i)
         if ((t[i].ok || t[i].cut) && ff.ok) thr[i] = rel_throughput(t[i], ff, m.chips());
@@ -165,7 +165,7 @@ void Report::write_headline() {
       ++rows;
       final_rows += ff.ok && t[0].ok && t[1].ok && (t[2].ok || t[2].cut);
       // The same figure with buckets: the bucket section's row (write_buckets).
-      const Bucketed bf = bucketed(m, "faultfree", "ft2d", g), bc = bucketed(m, "board_centre", "ft2d", g);
+      const Bucketed bf = bucketed(m, CaseId::FaultFree, "ft2d", g), bc = bucketed(m, CaseId::BoardCentre, "ft2d", g);
       const bool bok = bf.ok && bc.ok && t[0].ok;
       const double bthr = bok ? (double)t[0].workers / m.chips() * (bf.st.step_ms / bc.st.step_ms) : NAN;
       md << " | " << (bok ? pct(bthr) + " (" + tag(bf.simulated && bc.simulated) + ")"
@@ -287,7 +287,7 @@ void Report::write_runs() {
     const Point& p = *pp;
     const Outcome& oc = res[p.name];
     if (!oc.ok) {
-      md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | "
+      md << "| " << p.m.name() << " | " << p.c.name() << " | " << p.algo << " | " << p.bytes << " | "
          << (oc.pending ? "pending" : "failed") << " | | | | | " << p.name << " |\n";
       jruns.push_back({{"run", p.name}, {"ok", false}, {"pending", oc.pending}, {"error", oc.error}});
       continue;
@@ -296,11 +296,11 @@ void Report::write_runs() {
     const double t = oc.j.value(rk::kTimeUs, 0.0);
     double slow = NAN;
     if (res[ffn].ok) slow = t / res[ffn].j.value(rk::kTimeUs, 0.0);
-    md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | "
+    md << "| " << p.m.name() << " | " << p.c.name() << " | " << p.algo << " | " << p.bytes << " | "
        << oc.j.value(rk::kCycles, (uint64_t)0) << " | " << fmt(t, 3) << " | "
        << fmt(oc.j.value(rk::kBusbwGBps, 0.0), 2) << " | " << oc.j.value(rk::kParticipants, 0) << " | "
        << fmt(slow, 3) << " | " << p.name << ".json |\n";
-    jruns.push_back({{"run", p.name}, {"ok", true}, {"machine", p.m.name()}, {"case", p.c.id}, {"algo", p.algo},
+    jruns.push_back({{"run", p.name}, {"ok", true}, {"machine", p.m.name()}, {"case", p.c.name()}, {"algo", p.algo},
                      {"bytes", p.bytes}, {"time_us", t}, {"slowdown", slow}});
   }
   data["runs"] = jruns;
@@ -340,12 +340,12 @@ void Report::write_figures() {
   // Slowdown bars: BERT-large fp32 per machine.
   for (const Machine& m : machines) {
     const Gradient& g = grad(Net::BertLarge, DType::FP32);
-    const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+    const Train ff = train(series[skey(m, CaseId::FaultFree, "ft2d")], g, o.overlap);
     if (!ff.ok) continue;
     std::ostringstream d, st;
     bool has[3] = {false, false, false};  // per algorithm: a bar to draw (gnuplot refuses a column of NaN only)
     for (const Case& c : cases[m.name()]) {
-      d << "\"" << c.id << "\"";
+      d << "\"" << c.name() << "\"";
       for (size_t i = 0; i < 3; ++i) {
         const Train t = train(series[skey(m, c.id, kAlgos[i])], g, o.overlap);
         d << " " << (t.ok ? fmt(t.ar_ms / ff.ar_ms, 5) : "NaN");

@@ -29,17 +29,17 @@ namespace {
 std::vector<Case> cases_for(int W, int H, bool mid_available) {
   const int bw = W / 2, bh = H / 2;  // board grid
   std::vector<Case> c;
-  c.push_back({"faultfree", "fault-free", {}, 0});
-  c.push_back({"board_centre", "1 board, centre (" + bstr(bw / 2, bh / 2) + ")", {"--fail-board", bstr(bw / 2, bh / 2)}, 1});
-  c.push_back({"board_edge", "1 board, edge (" + bstr(bw / 2, 0) + ")", {"--fail-board", bstr(bw / 2, 0)}, 1});
-  c.push_back({"board_corner", "1 board, corner (0,0)", {"--fail-board", "0,0"}, 1});
+  c.push_back({CaseId::FaultFree, "fault-free", {}, 0});
+  c.push_back({CaseId::BoardCentre, "1 board, centre (" + bstr(bw / 2, bh / 2) + ")", {"--fail-board", bstr(bw / 2, bh / 2)}, 1});
+  c.push_back({CaseId::BoardEdge, "1 board, edge (" + bstr(bw / 2, 0) + ")", {"--fail-board", bstr(bw / 2, 0)}, 1});
+  c.push_back({CaseId::BoardCorner, "1 board, corner (0,0)", {"--fail-board", "0,0"}, 1});
   const int ax = bw / 4, ay = bh / 4, bx = 3 * bw / 4, by = 3 * bh / 4;
-  c.push_back({"two_boards", "2 boards (" + bstr(ax, ay) + ") (" + bstr(bx, by) + ")",
+  c.push_back({CaseId::TwoBoards, "2 boards (" + bstr(ax, ay) + ") (" + bstr(bx, by) + ")",
                {"--fail-board", bstr(ax, ay), "--fail-board", bstr(bx, by)}, 2});
   const std::string link = bstr(W / 2, H / 2) + ":E";
-  c.push_back({"one_link", "1 link (" + link + ")", {"--fail-link", link}, 0});
+  c.push_back({CaseId::OneLink, "1 link (" + link + ")", {"--fail-link", link}, 0});
   if (mid_available) {
-    Case m{"board_mid", "1 board (" + bstr(bw / 2, bh / 2) + ") fails mid-allreduce", {}, 1, true, bw / 2, bh / 2};
+    Case m{CaseId::BoardMid, "1 board (" + bstr(bw / 2, bh / 2) + ") fails mid-allreduce", {}, 1, true, bw / 2, bh / 2};
     c.push_back(m);
   }
   return c;
@@ -82,8 +82,8 @@ void Report::plan_points() {
     for (const Topology t : o.topos) machines.push_back({w, h, t});
   // The headline's series: fault-free ft2d (the reference) and the centre board with each
   // algorithm.
-  auto headline = [](const std::string& c, const std::string& a) {
-    return (c == "faultfree" && a == "ft2d") || c == "board_centre";
+  auto headline = [](CaseId c, const std::string& a) {
+    return (c == CaseId::FaultFree && a == "ft2d") || c == CaseId::BoardCentre;
   };
   const int least = std::min_element(machines.begin(), machines.end(), [](const Machine& a, const Machine& b) {
                       return a.chips() < b.chips();
@@ -93,7 +93,7 @@ void Report::plan_points() {
     for (const Case& c : cases[m.name()])
       for (const char* a : kAlgos)
         for (uint64_t b : o.sizes_of(m.mesh())) {
-          Point p{m, c, a, b, m.name() + "_" + c.id + "_" + a + "_" + size_str(b)};
+          Point p{m, c, a, b, m.name() + "_" + c.name() + "_" + a + "_" + size_str(b)};
           p.prio = headline(c.id, a) ? kPrioBert : kPrioCases;
           (c.mid ? midpts : stat).push_back(p);
         }
@@ -107,7 +107,7 @@ void Report::plan_points() {
         for (const char* a : kAlgos)
           if (headline(c.id, a))
             for (uint64_t b : o.sizes_of(m->mesh())) {
-              Point p{*m, c, a, b, m->name() + "_" + c.id + "_" + a + "_" + size_str(b) + "_lat" + std::to_string(lat), lat};
+              Point p{*m, c, a, b, m->name() + "_" + c.name() + "_" + a + "_" + size_str(b) + "_lat" + std::to_string(lat), lat};
               p.prio = kPrioLatency;
               latpts.push_back(p);
             }
@@ -120,13 +120,13 @@ void Report::plan_points() {
   if (o.bucket_runs)
     for (const Machine& m : machines) {
       if (m.chips() != least) continue;
-      for (const char* c : {"faultfree", "board_centre"})
+      for (CaseId c : {CaseId::FaultFree, CaseId::BoardCentre})
         for (uint64_t b : bucket_classes()) {
           const auto& fitted = o.sizes_of(m.mesh());
           if (std::find(fitted.begin(), fitted.end(), b) != fitted.end()) continue;
           const Case& cs = *std::find_if(cases[m.name()].begin(), cases[m.name()].end(),
                                          [&](const Case& x) { return x.id == c; });
-          Point p{m, cs, "ft2d", b, m.name() + "_" + c + "_ft2d_" + size_str(b)};
+          Point p{m, cs, "ft2d", b, m.name() + "_" + cs.name() + "_ft2d_" + size_str(b)};
           p.prio = kPrioBuckets;
           bucketpts.push_back(p);
         }
@@ -137,9 +137,9 @@ void Report::plan_points() {
     for (const Machine& m : machines)
       if (m.chips() == least)
         for (const Case& c : cases[m.name()])
-          if (c.id == "faultfree" || c.id == "board_centre") {
+          if (c.id == CaseId::FaultFree || c.id == CaseId::BoardCentre) {
             const uint64_t b = o.sizes_of(m.mesh()).back() * (uint64_t)o.check_factor;
-            Point p{m, c, "ft2d", b, m.name() + "_" + c.id + "_ft2d_" + size_str(b) + "_check"};
+            Point p{m, c, "ft2d", b, m.name() + "_" + c.name() + "_ft2d_" + size_str(b) + "_check"};
             p.prio = kPrioChecks;
             checks.push_back(p);
           }
@@ -166,7 +166,7 @@ void Report::plan_whole() {
     for (const Point& p : *v) have.insert(p.name);
   auto add = [&](const Machine& m, const Case& c, const char* a, double bytes, int prio) {
     const uint64_t b = (uint64_t)bytes;
-    Point p{m, c, a, b, m.name() + "_" + c.id + "_" + a + "_" + size_str(b)};
+    Point p{m, c, a, b, m.name() + "_" + c.name() + "_" + a + "_" + size_str(b)};
     p.prio = prio;
     if (have.insert(p.name).second) (c.mid ? midwhole : wholepts).push_back(p);
   };
@@ -182,13 +182,13 @@ void Report::plan_whole() {
     if (m.chips() == least && (!bert_fp32_on || (bert_fp32_on->topo != Topology::Torus && m.topo == Topology::Torus))) bert_fp32_on = &m;
   for (const Machine& m : machines)
     for (const Case& c : cases[m.name()]) {
-      const bool head = c.id == "board_centre" || c.id == "faultfree";
+      const bool head = c.id == CaseId::BoardCentre || c.id == CaseId::FaultFree;
       for (const char* a : kAlgos)
-        add(m, c, a, resnet_bf16.bytes(), head && (c.id == "board_centre" || std::string(a) == "ft2d") ? kPrioHeadline : kPrioCases);
+        add(m, c, a, resnet_bf16.bytes(), head && (c.id == CaseId::BoardCentre || std::string(a) == "ft2d") ? kPrioHeadline : kPrioCases);
       if (head) add(m, c, "ft2d", resnet_fp32.bytes(), kPrioChecks);
-      if (c.id == "board_centre") add(m, c, "snake", resnet_fp32.bytes(), kPrioChecks);
-      if (c.id == "faultfree" && m.chips() == least) add(m, c, "ft2d", bert_bf16.bytes(), kPrioBert);
-      if (c.id == "faultfree" && &m == bert_fp32_on) add(m, c, "ft2d", bert_fp32.bytes(), kPrioBert);
+      if (c.id == CaseId::BoardCentre) add(m, c, "snake", resnet_fp32.bytes(), kPrioChecks);
+      if (c.id == CaseId::FaultFree && m.chips() == least) add(m, c, "ft2d", bert_bf16.bytes(), kPrioBert);
+      if (c.id == CaseId::FaultFree && &m == bert_fp32_on) add(m, c, "ft2d", bert_fp32.bytes(), kPrioBert);
     }
 }
 

@@ -160,7 +160,7 @@ uint64_t ff_cycles_of(const Report& r, const Point& p, const std::set<std::strin
   *to_run = false;
   for (const auto* v : {&r.stat, &r.wholepts})
     for (const Point& f : *v)
-      if (f.c.id == "faultfree" && f.m.name() == p.m.name() && f.algo == p.algo && f.bytes == p.bytes) {
+      if (f.c.id == CaseId::FaultFree && f.m.name() == p.m.name() && f.algo == p.algo && f.bytes == p.bytes) {
         const auto it = r.res.find(f.name);
         if (it != r.res.end() && it->second.ok) return it->second.j.value(rk::kCycles, (uint64_t)0);
         *to_run = todo.count(f.name) > 0;
@@ -240,7 +240,7 @@ class Runner {
       bool ended = false;
       for (const auto* v : {&r_->stat, &r_->wholepts})
         for (const Point& f : *v)
-          if (f.c.id == "faultfree" && f.m.name() == p->m.name() && f.algo == p->algo && f.bytes == p->bytes)
+          if (f.c.id == CaseId::FaultFree && f.m.name() == p->m.name() && f.algo == p->algo && f.bytes == p->bytes)
             ended = out_.count(f.name) > 0;
       if (ended) pending(*p, "the fault-free run it times its failure from did not finish");
       else deferred_.push_back(p);
@@ -407,7 +407,7 @@ const Json* stored_point(const Report& r, const Point& p) {
     const Json* ff = nullptr;
     for (const auto* v : {&r.stat, &r.wholepts})
       for (const Point& q : *v)
-        if (q.c.id == "faultfree" && q.m.name() == p.m.name() && q.algo == p.algo && q.bytes == p.bytes)
+        if (q.c.id == CaseId::FaultFree && q.m.name() == p.m.name() && q.algo == p.algo && q.bytes == p.bytes)
           ff = stored_run(*r.store, point_args(q, 0, r.o));
     if (!ff) return nullptr;
     ffc = ff->value(rk::kCycles, (uint64_t)0);

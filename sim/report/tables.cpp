@@ -34,7 +34,7 @@ void Report::write_fits() {
       for (const char* a : kAlgos) {
         const Series& s = series[skey(m, c.id, a)];
         if (!s.fit.ok) {
-          md << "| " << m.name() << " | " << c.id << " | " << a << " | "
+          md << "| " << m.name() << " | " << c.name() << " | " << a << " | "
              << (s.pending ? "pending" : std::string("not fitted") + (s.error.empty() ? "" : ": a run failed"))
              << " | | | | | | |\n";
           continue;
@@ -45,13 +45,13 @@ void Report::write_fits() {
           res += (res.empty() ? "" : ", ") + fmt(y - s.fit.at(x), 4);
           jres.push_back(y - s.fit.at(x));
         }
-        md << "| " << m.name() << " | " << c.id << " | " << a << " | " << fmt(s.fit.a, 3) << " | "
+        md << "| " << m.name() << " | " << c.name() << " | " << a << " | " << fmt(s.fit.a, 3) << " | "
            << fmt(s.fit.b * (1 << 20), 3) << " | " << fmt(s.bound_us_per_byte * (1 << 20), 3) << " | " << s.fit.n
            << " | " << res << " | " << fmt(s.fit.rms, 4) << " | " << fmt(100 * s.fit.max_rel, 2) << " % |\n";
-        jfits.push_back({{"machine", m.name()}, {"case", c.id}, {"algo", a}, {"a_us", s.fit.a},
+        jfits.push_back({{"machine", m.name()}, {"case", c.name()}, {"algo", a}, {"a_us", s.fit.a},
                          {"b_us_per_byte", s.fit.b}, {"bound_us_per_byte", s.bound_us_per_byte}, {"n", s.fit.n},
                          {"residuals_us", jres}, {"rms_us", s.fit.rms}, {"max_rel", s.fit.max_rel}});
-        check_fit(s, m.name() + " " + c.id + " " + a);
+        check_fit(s, m.name() + " " + c.name() + " " + a);
       }
   data["fits"] = jfits;
   md << "\n";
@@ -100,7 +100,7 @@ void Report::write_checks() {
     const Point& p = *pp;
     const Outcome& oc = res[p.name];
     const Series& s = series[skey(p.m, p.c.id, p.algo)];
-    md << "| " << p.m.name() << " | " << p.c.id << " | " << p.algo << " | " << p.bytes << " | " << what << " | ";
+    md << "| " << p.m.name() << " | " << p.c.name() << " | " << p.algo << " | " << p.bytes << " | " << what << " | ";
     if (!oc.ok || !s.fit.ok) {
       md << (oc.ok ? "" : oc.pending ? "pending" : "failed: " + oc.error) << " | "
          << (s.fit.ok ? "" : s.pending ? "pending" : "not fitted") << " | |\n";
@@ -108,7 +108,7 @@ void Report::write_checks() {
     }
     const double sim = oc.j.value(rk::kTimeUs, 0.0), fit = s.fit.at((double)p.bytes);
     md << fmt(sim, 3) << " (sim) | " << fmt(fit, 3) << " (fit) | " << fmt(100 * (fit - sim) / sim, 2) << " % |\n";
-    jc.push_back({{"run", p.name}, {"machine", p.m.name()}, {"case", p.c.id}, {"algo", p.algo}, {"bytes", p.bytes},
+    jc.push_back({{"run", p.name}, {"machine", p.m.name()}, {"case", p.c.name()}, {"algo", p.algo}, {"bytes", p.bytes},
                   {"what", what}, {"time_us", sim}, {"fitted_us", fit}});
   }
   data["checks"] = jc;
@@ -144,7 +144,7 @@ void Report::write_training() {
        << "| gradient | case | ft2d ms | shrink ms | snake ms | ft2d slowdown | shrink / ft2d | snake / ft2d | step ms (ft2d) | step slowdown | workers ft2d / shrink / snake | throughput ft2d | shrink | snake |\n"
        << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Gradient& g : grads) {
-      const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+      const Train ff = train(series[skey(m, CaseId::FaultFree, "ft2d")], g, o.overlap);
       for (const Case& c : cases[m.name()]) {
         if (c.mid) continue;
         Train t[3];
@@ -176,11 +176,11 @@ void Report::write_training() {
         for (int i = 0; i < 3; ++i)
           if (t[i].ok && ff.ok && t[i].workers < m.chips() && rel_throughput(t[i], ff, m.chips()) > 1 &&
               !(t[i].simulated && ff.simulated))
-            unphysical.push_back(m.name() + " " + g.model + " " + g.dtype() + " " + c.id + " " + kAlgos[i] +
+            unphysical.push_back(m.name() + " " + g.model + " " + g.dtype() + " " + c.name() + " " + kAlgos[i] +
                                  ": throughput " + fmt(rel_throughput(t[i], ff, m.chips()), 4) + " with " +
                                  std::to_string(t[i].workers) + " of " + std::to_string(m.chips()) +
                                  " chips working, from a fit");
-        Json jt = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"bytes", g.bytes()}, {"case", c.id}};
+        Json jt = {{"machine", m.name()}, {"model", g.model}, {"dtype", g.dtype()}, {"bytes", g.bytes()}, {"case", c.name()}};
         for (int i = 0; i < 3; ++i)
           if (t[i].ok)
             jt[kAlgos[i]] = {{"allreduce_ms", t[i].ar_ms}, {"source", tag(t[i].simulated)}, {"step_ms", t[i].step_ms},
@@ -219,7 +219,7 @@ void Report::write_observations() {
      << "the fault cases, and per case the algorithm with the highest training throughput.\n\n";
   for (const Machine& m : machines) {
     const Gradient& g = grad(Net::BertLarge, DType::FP32);
-    const Train ff = train(series[skey(m, "faultfree", "ft2d")], g, o.overlap);
+    const Train ff = train(series[skey(m, CaseId::FaultFree, "ft2d")], g, o.overlap);
     if (!ff.ok) {
       md << "- " << m.mesh() << " " << m.topo_name() << ": the fault-free ft2d runs failed; nothing to compare.\n";
       continue;
@@ -227,7 +227,7 @@ void Report::write_observations() {
     double lo = INFINITY, hi = 0;
     std::string best;
     for (const Case& c : cases[m.name()]) {
-      if (c.id == "faultfree" || c.mid) continue;  // the mid-run failure is a one-off cost
+      if (c.id == CaseId::FaultFree || c.mid) continue;  // the mid-run failure is a one-off cost
       const Train t0 = train(series[skey(m, c.id, "ft2d")], g, o.overlap);
       if (t0.ok) lo = std::min(lo, t0.ar_ms / ff.ar_ms), hi = std::max(hi, t0.ar_ms / ff.ar_ms);
       double bt = -1;
@@ -236,7 +236,7 @@ void Report::write_observations() {
         const Train t = train(series[skey(m, c.id, a)], g, o.overlap);
         if (t.ok && rel_throughput(t, ff, m.chips()) > bt) bt = rel_throughput(t, ff, m.chips()), ba = a;
       }
-      best += (best.empty() ? "" : "; ") + c.id + " " + ba + (bt >= 0 ? " (" + fmt(bt, 3) + ")" : "");
+      best += std::string(best.empty() ? "" : "; ") + c.name() + " " + ba + (bt >= 0 ? " (" + fmt(bt, 3) + ")" : "");
     }
     md << "- " << m.mesh() << " " << m.topo_name() << ": the failed chips alone cost " << fmt(100.0 * 4 / m.chips(), 2)
        << " % of the throughput for one board (" << m.chips() - 4 << " of " << m.chips() << " chips work) and "
