@@ -1,33 +1,19 @@
 // The rows of the declared option schema (tb/config_schema.h): one per simulation
 // parameter, in the order of the result's config. The machinery that reads, checks,
-// echoes and documents them is tb/config_schema.cpp.
-#include <algorithm>
-#include <cctype>
-#include <cstdlib>
-#include <fstream>
+// echoes and documents them is tb/config_schema.cpp. This file holds the rows of the
+// network, the traffic, the run phases and guards and the host resources, and params(),
+// which joins every group; tb/config_params_impl.h lists the groups and their files.
+#include <iterator>
 
-#include "models/collective/algorithms.h"  // kMaxSlices
-#include "models/noc/fault_set.h"
-#include "tb/util/parse.h"
-#include "tb/config_schema.h"
+#include "tb/config_params_impl.h"
 
 namespace fm {
+namespace params_detail {
 
 namespace {
-using Json = nlohmann::ordered_json;
-
-constexpr unsigned kRoutes = (unsigned)Command::Routes, kTraffic = (unsigned)Command::Traffic,
-                   kAllreduce = (unsigned)Command::Allreduce;
-constexpr unsigned kNet = kRoutes | kTraffic | kAllreduce;  // every command with a network
-constexpr unsigned kRuns = kTraffic | kAllreduce;           // every simulating command
 
 std::string wxh(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
-std::string coord(const Coord& k) { return std::to_string(k.x) + "," + std::to_string(k.y); }
-Json coords(const std::vector<Coord>& v) {
-  Json a = Json::array();
-  for (const Coord& k : v) a.push_back(coord(k));
-  return a;
-}
+
 // "x,y" outside the mesh, as validate() reports it for --hotspot and --source.
 std::string outside(const char* name, const std::vector<Coord>& v, const NetworkConfig& n) {
   for (const Coord& h : v)
@@ -37,102 +23,15 @@ std::string outside(const char* name, const std::vector<Coord>& v, const Network
   return "";
 }
 
-// A list of chips (hotspots, sources, failed chips or boards): each value "x,y" is
-// appended to the list `Ref` names, and the echo is the list as "x,y" strings.
 std::vector<Coord>& hotspots(Config& c) { return c.traffic.hotspots; }
 std::vector<Coord>& sources(Config& c) { return c.traffic.sources; }
-std::vector<Coord>& failed_chips(Config& c) { return c.net.faults.chips; }
-std::vector<Coord>& failed_boards(Config& c) { return c.net.faults.boards; }
-template <std::vector<Coord>& (*Ref)(Config&)>
-std::string add_coord(const std::string& s, Config* c) {
-  Coord k;
-  if (!parse_coord(s, &k)) return "expected x,y";
-  Ref(*c).push_back(k);
-  return "";
-}
-template <std::vector<Coord>& (*Ref)(Config&)>
-Json echo_coords(const Config& c) {
-  return coords(Ref(const_cast<Config&>(c)));  // read only
-}
 
-// A choice row's parse: the value is one of the enum's names (models/kinds.h, EnumNames).
-template <typename E>
-std::string choice(const std::string& s, E* out) {
-  return parse_enum(s, out) ? "" : std::string("allowed ") + enum_list<E>();
-}
+}  // namespace
 
-// "auto" (0) or a whole number 1..hi, digits only.
-bool auto_or_count(const std::string& s, uint64_t hi, uint64_t* out) {
-  if (s == "auto") { *out = 0; return true; }
-  if (s.empty() || s.size() > 19) return false;
-  for (char ch : s)
-    if (!std::isdigit((unsigned char)ch)) return false;
-  const uint64_t v = std::strtoull(s.c_str(), nullptr, 10);
-  if (v < 1 || v > hi) return false;
-  *out = v;
-  return true;
-}
-Json auto_or(uint64_t v) { return v ? Json(v) : Json("auto"); }
-// The chunk --chunk auto picks: bytes/256 clamped to 4..64 KiB, whole flits, so small
-// collectives still pipeline.
-uint64_t auto_chunk(uint64_t bytes, uint64_t flit) {
-  const uint64_t want = std::min<uint64_t>(64 << 10, std::max<uint64_t>(4 << 10, bytes / 256));
-  return std::max<uint64_t>(flit, want / flit * flit);
-}
-
-// Row builders: the fields every row has, then the kind's own.
-Param row(const char* name, Section s, unsigned cmds, const char* member, ParamKind k, const char* help) {
-  Param p{name, s, cmds, member, k, help};
-  return p;
-}
-Param int_row(const char* name, Section s, unsigned cmds, const char* member, int& (*ref)(Config&), double lo,
-              double hi, const char* unit, const char* help) {
-  Param p = row(name, s, cmds, member, ParamKind::Int, help);
-  p.int_ref = ref, p.lo = lo, p.hi = hi, p.unit = unit;
-  return p;
-}
-Param real_row(const char* name, Section s, unsigned cmds, const char* member, double& (*ref)(Config&), double lo,
-               bool lo_open, double hi, const char* unit, const char* help) {
-  Param p = row(name, s, cmds, member, ParamKind::Real, help);
-  p.real_ref = ref, p.lo = lo, p.lo_open = lo_open, p.hi = hi, p.unit = unit;
-  return p;
-}
-Param count_row(const char* name, Section s, unsigned cmds, const char* member, uint64_t& (*ref)(Config&), double lo,
-                const char* unit, const char* help) {
-  Param p = row(name, s, cmds, member, ParamKind::Cycles, help);
-  p.cycles_ref = ref, p.lo = lo, p.unit = unit;
-  return p;
-}
-Param text_row(const char* name, Section s, unsigned cmds, const char* member, const char* values,
-               std::string (*parse)(const std::string&, Config*), Json (*echo)(const Config&), const char* help) {
-  Param p = row(name, s, cmds, member, ParamKind::Text, help);
-  p.values = values, p.parse = parse, p.echo = echo;
-  return p;
-}
-Param list_row(const char* name, Section s, unsigned cmds, const char* member, const char* values,
-               std::string (*parse)(const std::string&, Config*), Json (*echo)(const Config&), const char* help) {
-  Param p = text_row(name, s, cmds, member, values, parse, echo, help);
-  p.kind = ParamKind::List;
-  return p;
-}
-template <typename F>
-Param with(Param p, F f) {
-  f(p);
-  return p;
-}
-
-#define FM_REF(T, expr) +[](Config& c) -> T& { return c.expr; }
-// A row choosing one value of an enum: its allowed list, parser and echo from the enum's
-// name table.
-#define FM_ENUM_ROW(name, section, cmds, member, T, expr, help)                                      \
-  text_row(name, section, cmds, member, enum_list<T>(),                                             \
-           [](const std::string& s, Config* c) { return choice(s, &c->expr); },                     \
-           [](const Config& c) { return Json(enum_name(c.expr)); }, help)
-
-std::vector<Param> make_params() {
+// Network and router: every command with a network.
+std::vector<Param> network_rows() {
   using S = Section;
   std::vector<Param> t;
-  // ---- Network and router (every command with a network) ----
   t.push_back(with(
       text_row("mesh", S::Network, kNet, "net.width, net.height", "WxH, each 2..4096, at most 16384 chips",
                [](const std::string& s, Config* c) -> std::string {
@@ -210,7 +109,13 @@ std::vector<Param> make_params() {
                           "allocator pointer policy: round-robin or iSLIP"));
   t.push_back(FM_ENUM_ROW("routing", S::Network, kNet, "net.routing", Routing, net.routing,
                           "route-table scheme, dor = xy; auto: xy without faults, lash with (docs/routing.md)"));
-  // ---- Traffic (traffic, latency-sweep, bench) ----
+  return t;
+}
+
+// Traffic: traffic, latency-sweep, bench.
+std::vector<Param> traffic_rows() {
+  using S = Section;
+  std::vector<Param> t;
   t.push_back(FM_ENUM_ROW("pattern", S::Traffic, kTraffic, "traffic.pattern", Pattern, traffic.pattern,
                           "destination pattern (docs/traffic.md)"));
   t.push_back(real_row("rate", S::Traffic, kTraffic, "traffic.rate", FM_REF(double, traffic.rate), 0, false, 1,
@@ -249,7 +154,13 @@ std::vector<Param> make_params() {
                        add_coord<sources>, echo_coords<sources>,
                        "only chip x,y injects (repeatable; default every chip)"),
                    [](Param& p) { p.check = [](const Config& c) { return outside("source", c.traffic.sources, c.net); }; }));
-  // ---- Run phases and guards ----
+  return t;
+}
+
+// Run phases: warm-up, measurement and drain of a traffic run, and the utilisation window.
+std::vector<Param> run_phase_rows() {
+  using S = Section;
+  std::vector<Param> t;
   t.push_back(count_row("warmup", S::Run, kTraffic, "run.warmup", FM_REF(uint64_t, run.warmup), 0, "cycles",
                         "warm-up cycles of injection before measurement"));
   t.push_back(count_row("cycles", S::Run, kTraffic, "run.cycles", FM_REF(uint64_t, run.cycles), 1, "cycles",
@@ -267,103 +178,13 @@ std::vector<Param> make_params() {
                                   : "";
                      };
                    }));
-  // ---- Collective (allreduce) ----
-  t.push_back(FM_ENUM_ROW("algo", S::Collective, kAllreduce, "coll.algo", coll::Algo, coll.algo,
-                          "the allreduce algorithm (docs/collectives.md)"));
-  t.push_back(FM_ENUM_ROW("order", S::Collective, kAllreduce, "coll.order", coll::Order, coll.order,
-                          "2-D phase order; both: half the data each way at once (the fastest measured, "
-                          "docs/collectives.md, Defaults)"));
-  t.back().allreduce_default = "both";
-  t.push_back(with(
-      text_row("bytes", S::Collective, kAllreduce, "coll.bytes", "bytes >= 1, whole elements, at most 2^32 flits, within --hbm-bytes",
-               [](const std::string& s, Config* c) -> std::string {
-                 if (!parse_bytes(s, &c->coll.bytes))
-                   return "expected a positive whole number of bytes, e.g. 64MiB, 100MB, 4096";
-                 return c->coll.bytes / (uint64_t)std::max(1, c->net.flit_bytes) >= (1ULL << 32)
-                            ? "at most 2^32 flits of data per chip"
-                            : "";
-               },
-               [](const Config& c) { return Json(c.coll.bytes); }, "gradient bytes per chip, e.g. 64MiB, 100MB, 4096"),
-      [](Param& p) {
-        p.default_text = "16MiB";
-        p.check = [](const Config& c) -> std::string {
-          return c.coll.bytes ? "" : "--bytes 0: expected a positive whole number of bytes";
-        };
-      }));
-  t.push_back(FM_ENUM_ROW("dtype", S::Collective, kAllreduce, "coll.dtype", DType, coll.dtype,
-                          "element type (its size divides --bytes)"));
-  t.push_back(with(
-      text_row("chunk", S::Collective, kAllreduce, "coll.chunk_bytes", "auto or bytes, a multiple of --flit-bytes below 4 GiB",
-               [](const std::string& s, Config* c) -> std::string {
-                 const uint64_t fb = (uint64_t)std::max(1, c->net.flit_bytes);
-                 if (s == "auto") {
-                   c->coll.chunk_bytes = auto_chunk(c->coll.bytes, fb);
-                   return "";
-                 }
-                 uint64_t v = 0;
-                 if (!parse_bytes(s, &v) || v % fb || v >= (1ULL << 32))
-                   return "must be a positive multiple of --flit-bytes (" + std::to_string(fb) + ") below 4 GiB";
-                 c->coll.chunk_bytes = v;
-                 return "";
-               },
-               [](const Config& c) { return Json(c.coll.chunk_bytes); },
-               "pipelining chunk of every schedule; auto: bytes/256 clamped to 4..64 KiB, so small "
-               "collectives still pipeline"),
-      [](Param& p) { p.default_text = "auto"; }));
-  t.push_back(with(
-      text_row("slices", S::Collective, kAllreduce, "coll.slices", "auto or 1..64",
-               [](const std::string& s, Config* c) -> std::string {
-                 uint64_t v = 0;
-                 if (!auto_or_count(s, coll::kMaxSlices, &v))
-                   return "allowed auto or 1.." + std::to_string(coll::kMaxSlices);
-                 c->coll.slices = (uint32_t)v;
-                 return "";
-               },
-               [](const Config& c) { return auto_or(c.coll.slices); },
-               "2-D family: the buffer cut into N slices run one after another, so a slice's later phases (and "
-               "ft2d's fold) overlap the next slice's rings (auto: 4)"),
-      [](Param& p) {
-        p.check = [](const Config& c) -> std::string {
-          return c.coll.slices > coll::kMaxSlices ? "--slices " + std::to_string(c.coll.slices) + ": allowed auto or 1.." +
-                                                        std::to_string(coll::kMaxSlices)
-                                                  : "";
-        };
-      }));
-  t.push_back(FM_ENUM_ROW("line", S::Collective, kAllreduce, "coll.line", coll::Line, coll.line,
-      "2-D family lines: ring (natural ring where it closes, else alternate-node) | chain (reduce toward each "
-      "owner from both ends, copy back: S per link direction) | auto (ring where it closes, chain where not)"));
-  t.back().allreduce_default = "auto";
-  t.push_back(FM_ENUM_ROW("verify", S::Collective, kAllreduce, "coll.verify", Verify, coll.verify,
-      "flits carry data words and every chip's sum is checked (auto: on when all chips' words "
-      "fit in 1 GiB); --verify alone: on"));
-  t.back().implicit = "on";
-  // ---- Chip ----
-  t.push_back(int_row("packet-words", S::Chip, kAllreduce, "chip.packet_words", FM_REF(int, chip.packet_words), 1,
-                      1024, "flits", "data flits per packet (plus one header flit)"));
-  t.push_back(FM_ENUM_ROW("send-order", S::Chip, kAllreduce, "chip.send_order", ChipConfig::SendOrder,
-      chip.send_order, "which ready packet a lane starts first: schedule (earliest transfer in the schedule) | fifo (first read "
-      "from HBM)"));
-  t.push_back(real_row("hbm-bw", S::Chip, kAllreduce, "chip.hbm_gbps", FM_REF(double, chip.hbm_gbps), 0, true, 1e6,
-                       "GB/s", "HBM bandwidth per chip"));
-  t.push_back(with(text_row("hbm-bytes", S::Chip, kAllreduce, "chip.hbm_bytes", "bytes >= 1",
-                            [](const std::string& s, Config* c) -> std::string {
-                              return parse_bytes(s, &c->chip.hbm_bytes) ? "" : "expected bytes, e.g. 32GiB";
-                            },
-                            [](const Config& c) { return Json(c.chip.hbm_bytes); }, "HBM capacity per chip"),
-                   [](Param& p) {
-                     p.default_text = "32GiB";
-                     p.check = [](const Config& c) -> std::string {
-                       return c.chip.hbm_bytes ? "" : "--hbm-bytes 0: expected bytes, e.g. 32GiB";
-                     };
-                   }));
-  t.push_back(real_row("reduce-bw", S::Chip, kAllreduce, "chip.reduce_gbps", FM_REF(double, chip.reduce_gbps), 0,
-                       true, 1e6, "GB/s", "reduction unit throughput, of incoming data"));
-  // Up to 10 s: more than any training step's compute and within what a run can simulate
-  // (0.5 s of wall time per ms on a 4x4 mesh); 1e300 overflowed the cycle count.
-  t.push_back(real_row("compute-us", S::Chip, kAllreduce, "chip.compute_us", FM_REF(double, chip.compute_us), 0, false,
-                       1e7, "microseconds",
-                       "compute time of a training step before the allreduce (simulated cycle by cycle)"));
-  // ---- Guards ----
+  return t;
+}
+
+// Guards: what stops a run that does not finish, and the traffic seed.
+std::vector<Param> guard_rows() {
+  using S = Section;
+  std::vector<Param> t;
   t.push_back(count_row("watchdog", S::Run, kRuns, "run.watchdog", FM_REF(uint64_t, run.watchdog), 1, "cycles",
                         "guard: stop when no flit moves for this many cycles while work waits"));
   t.push_back(with(
@@ -379,112 +200,13 @@ std::vector<Param> make_params() {
       [](Param& p) { p.default_text = "auto"; }));
   t.push_back(count_row("seed", S::Run, kTraffic, "run.seed", FM_REF(uint64_t, run.seed), 0, "",
                         "random seed of the traffic"));
-  // ---- Faults (net.faults) ----
-  auto coord_list = [](const char* name, const char* member, const char* values,
-                       std::string (*parse)(const std::string&, Config*), Json (*echo)(const Config&),
-                       const char* help) {
-    return list_row(name, Section::Network, kNet, member, values, parse, echo, help);
-  };
-  t.push_back(coord_list(
-      "fail-chip", "net.faults.chips", "x,y; repeatable",
-      add_coord<failed_chips>, echo_coords<failed_chips>, "failed chip x,y (repeatable)"));
-  t.push_back(coord_list(
-      "fail-board", "net.faults.boards", "bx,by; repeatable",
-      add_coord<failed_boards>, echo_coords<failed_boards>,
-      "failed board bx,by in board coordinates: all its chips (repeatable)"));
-  t.push_back(coord_list(
-      "fail-link", "net.faults.links", "x,y:D or x,y:D:oneway, D = N | E | S | W; repeatable",
-      [](const std::string& s, Config* c) -> std::string {
-        LinkFault l;
-        if (!parse_link_fault(s, &l)) return "expected x,y:D or x,y:D:oneway with D one of N, E, S, W";
-        c->net.faults.links.push_back(l);
-        return "";
-      },
-      [](const Config& c) {
-        Json a = Json::array();
-        for (const LinkFault& l : c.net.faults.links) a.push_back(to_string(l));
-        return a;
-      },
-      "failed link x,y:D (D = N|E|S|W; both directions) or x,y:D:oneway (repeatable)"));
-  // Files: read after validate(), their places checked against the valid mesh line by
-  // line; their faults are echoed in the lists above and below.
-  t.push_back(with(text_row("fault-file", S::Network, kNet, "net.faults", "a file",
-                            [](const std::string& s, Config* c) -> std::string {
-                              read_fault_file(s, &c->net.faults, &c->net);  // throws ConfigError naming the line
-                              return "";
-                            },
-                            nullptr,
-                            "file of faults, one per line: chip x,y | board bx,by | link x,y:D [oneway]; # comments"),
-                   [](Param& p) { p.late = true, p.echoed = false; }));
-  // One failure of the schedule; `where` names it in errors ("--fail-at X", "FILE line N").
-  static std::string (*const add_timed)(const std::string&, Config*, const std::string&) =
-      [](const std::string& f, Config* c, const std::string& where) -> std::string {
-    TimedFault t;
-    std::string e = parse_timed_fault(f, &t);
-    if (e.empty()) {
-      FaultConfig one;
-      one.timed.push_back(t);
-      e = place_error(c->net, with_timed(one, {0}));
-    }
-    if (!e.empty()) throw ConfigError(where + ": " + e);
-    c->net.faults.timed.push_back(t);
-    return "";
-  };
-  t.push_back(with(text_row("fail-schedule", S::Recovery, kAllreduce, "net.faults.timed", "a file",
-                            [](const std::string& path, Config* c) -> std::string {
-                              std::ifstream in;
-                              open_input_file(path, "--fail-schedule " + path, &in);
-                              std::string line;
-                              int failures = 0;
-                              for (int no = 1; std::getline(in, line); ++no) {
-                                if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-                                const size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
-                                if (a == std::string::npos) continue;  // blank or comment
-                                add_timed(line.substr(a, b - a + 1), c,
-                                          "--fail-schedule " + path + " line " + std::to_string(no));
-                                ++failures;
-                              }
-                              // A schedule without a failure would run fault-free with no word said: a
-                              // wrong file, or one not written yet.
-                              if (failures == 0)
-                                throw ConfigError("--fail-schedule " + path +
-                                                  ": no failure in the file (only blank and comment lines); one "
-                                                  "--fail-at value per line, e.g. 2000:board:1,1");
-                              return "";
-                            },
-                            nullptr,
-                            "a file of failures during the run, one --fail-at value per line, # comments "
-                            "(docs/faults.md)"),
-                   [](Param& p) { p.late = true, p.echoed = false; }));
-  t.push_back(with(list_row("fail-at", S::Recovery, kAllreduce, "net.faults.timed", "WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway]; repeatable",
-                            [](const std::string& f, Config* c) { return add_timed(f, c, "--fail-at " + f); },
-                            [](const Config& c) {
-                              Json a = Json::array();
-                              for (const TimedFault& f : c.net.faults.timed) a.push_back(to_string(f));
-                              return a;
-                            },
-                            "a failure during the run: WHEN:chip:x,y | WHEN:board:bx,by | WHEN:link:x,y:D[:oneway], "
-                            "WHEN a cycle (120000), a share of the data reduced (50%) or the start of a phase "
-                            "(@reduce-scatter-y, @all-gather-x+500: that many cycles later); repeatable "
-                            "(docs/faults.md)"),
-                   [](Param& p) { p.late = true; }));
-  // ---- Recovery ----
-  t.push_back(count_row("detect-cycles", S::Recovery, kAllreduce, "recovery.detect", FM_REF(uint64_t, recovery.detect),
-                        0, "cycles", "cycles from a failure until the neighbours report it"));
-  t.push_back(count_row("drain-quiet", S::Recovery, kAllreduce, "recovery.quiet", FM_REF(uint64_t, recovery.quiet), 8,
-                        "cycles", "recovery: flush the network once no flit has moved for this many cycles"));
-  t.push_back(count_row("drain-max", S::Recovery, kAllreduce, "recovery.max_drain",
-                        FM_REF(uint64_t, recovery.max_drain), 1, "cycles",
-                        "recovery: flush the network at the latest after this many cycles of draining"));
-  t.push_back(count_row("table-write-cycles", S::Recovery, kAllreduce, "recovery.write_cycles",
-                        FM_REF(uint64_t, recovery.write_cycles), 1, "cycles",
-                        "recovery: cycles per route-table register write (routers are written in parallel)"));
-  t.push_back(FM_ENUM_ROW("restart-algo", S::Recovery, kAllreduce, "recovery.restart_algo", coll::Algo,
-                          recovery.restart_algo, "the algorithm the collective restarts with after a failure"));
-  t.push_back(FM_ENUM_ROW("recovery", S::Recovery, kAllreduce, "recovery.mode", RecoveryConfig::Mode, recovery.mode,
-      "after a failure: restart (every chip restores its gradient, the collective runs from the start) | resume "
-      "(keep the transfers already done on the same data, restore only contaminated ranges)"));
-  // ---- Host resources: they never change a result, so results do not echo them ----
+  return t;
+}
+
+// Host resources: they never change a result, so results do not echo them.
+std::vector<Param> host_rows() {
+  using S = Section;
+  std::vector<Param> t;
   t.push_back(with(text_row("threads", S::Network, kRuns | kRoutes, "run.threads", "auto or 1..256",
                             [](const std::string& s, Config* c) -> std::string {
                               uint64_t v = 0;
@@ -543,7 +265,21 @@ std::vector<Param> make_params() {
   return t;
 }
 
-#undef FM_REF
+}  // namespace params_detail
+
+namespace {
+
+// Every group's rows in the schema's order (tb/config_params_impl.h).
+std::vector<Param> make_params() {
+  using namespace params_detail;
+  std::vector<Param> t;
+  for (std::vector<Param> (*group)() : {network_rows, traffic_rows, run_phase_rows, collective_rows, chip_rows,
+                                         guard_rows, fault_rows, recovery_rows, host_rows}) {
+    std::vector<Param> rows = group();
+    t.insert(t.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+  }
+  return t;
+}
 
 }  // namespace
 
@@ -551,6 +287,5 @@ const std::vector<Param>& params() {
   static const std::vector<Param> t = make_params();
   return t;
 }
-
 
 }  // namespace fm
