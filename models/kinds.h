@@ -81,7 +81,6 @@ struct Phase {
 inline const char* to_string(Algo a) { return enum_name(a); }
 inline const char* to_string(Order o) { return enum_name(o); }
 inline const char* to_string(Line l) { return enum_name(l); }
-inline const char* to_string(Step s) { return enum_name(s); }
 // Each parser: true and *out set when s is one of the names to_string gives.
 inline bool parse_algo(const std::string& s, Algo* out) { return parse_enum(s, out); }
 inline bool parse_order(const std::string& s, Order* out) { return parse_enum(s, out); }
