@@ -11,7 +11,7 @@ namespace fm {
 namespace {
 
 // `FIELD is VALUE, expected WANT` (the value shortened), the form of the run page's
-// checks (sim/view.cpp).
+// checks (sim/view_check.cpp).
 [[noreturn]] void bad(const char* field, const std::string& got, const std::string& want) {
   const std::string g = got.size() > 40 ? got.substr(0, 37) + "..." : got;
   throw ConfigError(std::string(field) + " is " + g + ", expected " + want);
