@@ -120,12 +120,18 @@ std::string Host::restart(std::shared_ptr<const FaultSet> f) {
       auto of = [](uint64_t a, uint64_t b) {
         return std::to_string(b ? (int)std::lround(100.0 * (double)a / (double)b) : 0) + " %";
       };
-      how = "; resumed: runs " + of(p.run_words, p.next_words) + " of the new collective's words (" +
-            of(p.copy_words, p.next_words) +
-            " as copies of results the aborted run left on other chips), restores " +
+      // What was kept and what is redone, in words and per cent of the new collective,
+      // and the kept words against the most any resume could keep (the aborted run's
+      // applied words free of dead chips' data).
+      const uint64_t redo = p.run_words - p.copy_words;
+      how = "; resumed: keeps " + std::to_string(p.kept_words()) + " of the new collective's " +
+            std::to_string(p.next_words) + " words (" + of(p.kept_words(), p.next_words) + "), " +
+            std::to_string(p.copy_words) + " of them fetched by copies of results the aborted run left on other "
+            "chips; redoes " + std::to_string(redo) + " (" + of(redo, p.next_words) + "); restores " +
             std::to_string(p.restore_words) + " words on " + std::to_string(p.restore_chips) +
             " chips; the aborted run had applied " + std::to_string(p.old_applied_words) + " words into live chips, " +
-            of(p.old_clean_words, p.old_applied_words) + " of them free of dead chips' data";
+            std::to_string(p.old_clean_words) + " (" + of(p.old_clean_words, p.old_applied_words) +
+            ") free of dead chips' data; the kept words are " + of(p.kept_words(), p.old_clean_words) + " of those";
       run_ = lib_.install(d_, std::make_shared<const coll::Schedule>(std::move(p.schedule)));
       run_->set_restore(std::move(p.restore));
     } else {

@@ -44,6 +44,9 @@ struct ResumePlan {
   uint64_t next_words = 0;     // words the new schedule would transfer
   uint64_t run_words = 0;      // words the continuation transfers (copies included)
   uint64_t copy_words = 0;     // of them, results fetched from the chip that holds them
+  // The new schedule's words whose work the aborted run had done: next_words less what
+  // the continuation runs as the new schedule's own transfers (run_words - copy_words).
+  uint64_t kept_words() const { return next_words - (run_words - copy_words); }
   uint64_t restore_words = 0;  // over all chips
   int restore_chips = 0;       // chips with anything to restore
   // What the aborted run had done: words applied in full into live chips, and of them
