@@ -27,66 +27,99 @@ constexpr uint32_t kSkip = ~0u - 2;  // its result is in the destination already
 }  // namespace
 
 ResumePlan plan_resume(const Schedule& old, const std::vector<Applied>& applied, const Schedule& next,
-                       const std::function<int(ChipId, ChipId)>& distance) {
+                       const std::function<int(ChipId, ChipId)>& distance, double memory) {
   AbortedRun a;
   a.schedule = &old;
   a.applied = applied;
-  return plan_resume(std::vector<AbortedRun>{std::move(a)}, next, distance);
+  return plan_resume(std::vector<AbortedRun>{std::move(a)}, next, distance, memory);
 }
 
 namespace {
 
 // The planner's passes over one history and new schedule. The buffer is cut into
-// segments (B[s], B[s+1]); every per-chip array is indexed at(c, s), every per-write
-// array by the new schedule's transfer-segment entries eoff[x] .. eoff[x+1].
+// segments (B[s], B[s+1]). Every pass treats each segment on its own (a transfer acts
+// on a segment with what its two ends hold in that segment, nothing else), so the
+// planner works through the segments in strips of consecutive ones, each strip with
+// per-chip arrays at(c, s - s0) over its own segments and per-write arrays over the
+// entries (transfer, segment) of the new schedule's transfers that reach into it, and
+// memory stays within kPlanMemoryLimit whatever the buffer's size. What a strip
+// decides (the runs of each transfer that the continuation runs or fetches, the
+// restored ranges) is appended in buffer order; runs of one transfer that meet at a
+// strip's edge join, so the continuation does not depend on where the strips end.
 class Planner {
  public:
   Planner(const std::vector<AbortedRun>& history, const Schedule& next,
-          const std::function<int(ChipId, ChipId)>& distance)
-      : history_(history), next_(next), distance_(distance), N(next.participant.size()), W(next.words) {}
+          const std::function<int(ChipId, ChipId)>& distance, double memory)
+      : history_(history), next_(next), distance_(distance), N(next.participant.size()), W(next.words),
+        memory_(memory) {}
 
   ResumePlan run() {
     check_inputs();
     segment();
-    if (!fits_memory()) return p_;
-    replay_aborted();
     for (size_t c = 0; c < N; ++c)
       if (live(c)) live_sum_ += chip_number((ChipId)c);
-    if (!run_next()) return p_;
-    if (!plan_rounds()) return p_;
-    // The check: run from the resumed buffers, the continuation (pass 3, which ran
-    // exactly the transfers emitted below on exactly those buffers) leaves the sum over
-    // the live chips everywhere.
-    for (size_t c = 0; c < N; ++c)
-      for (size_t s = 0; live(c) && s < m; ++s)
-        if (cdirty_[at(c, s)] || cur_[at(c, s)] != live_sum_) {
-          p_.why = "the continuation does not end in the sum over the live chips";
-          return p_;
-        }
+    p_.restore.resize(N);
+    int rounds = 0;
+    for (size_t s0 = 0; s0 < m;) {
+      const size_t s1 = strip_end(s0);
+      if (!plan_strip(s0, s1)) return p_;
+      rounds = std::max(rounds, p_.rounds);
+      s0 = s1;
+    }
+    p_.rounds = rounds;
     emit_continuation();
-    restore_ranges();
     p_.ok = true;
     return p_;
   }
 
  private:
+  // One strip of segments [s0, s1): the aborted runs' buffers, the new schedule from the
+  // inputs, the planning rounds and the check; false (why set) when it has no plan.
+  bool plan_strip(size_t s0, size_t s1) {
+    s0_ = s0;
+    ms_ = s1 - s0;
+    replay_aborted();
+    if (!run_next()) return false;
+    if (!plan_rounds()) return false;
+    // The check: run from the resumed buffers, the continuation (pass 3, which ran
+    // exactly the transfers kept below on exactly those buffers) leaves the sum over
+    // the live chips everywhere.
+    for (size_t c = 0; c < N; ++c)
+      for (size_t s = 0; live(c) && s < ms_; ++s)
+        if (cdirty_[at(c, s)] || cur_[at(c, s)] != live_sum_) {
+          p_.why = "the continuation does not end in the sum over the live chips";
+          return false;
+        }
+    keep_runs();
+    restore_ranges();
+    return true;
+  }
+
   const std::vector<AbortedRun>& history_;
   const Schedule& next_;
   const std::function<int(ChipId, ChipId)>& distance_;
   const size_t N;
   const uint32_t W;
+  const double memory_;  // bytes a strip may take
   ResumePlan p_;
   std::vector<uint32_t> B;  // segment boundaries
   size_t m = 0;             // segments
+  // Per segment, the new schedule's transfers covering it (the strips' sizes).
+  std::vector<uint32_t> cover_;
+  // The strip: its first segment and its length; per-chip arrays are at(c, s) with s
+  // counted from s0_.
+  size_t s0_ = 0, ms_ = 0;
   // The buffers as the aborted runs left them: contents, unknown (dirty), holding a dead
   // chip's data.
   std::vector<uint64_t> F_;
   std::vector<uint8_t> dirty_, dead_data_;
   uint64_t live_sum_ = 0;  // what every live segment holds at the end
-  // The new schedule from the inputs: per transfer its first segment and entries, per
-  // entry what the write leaves there.
-  size_t nx_ = 0, entries_ = 0;
+  // The new schedule from the inputs, over the strip: the transfers reaching into it
+  // (xs_, in list order), per such transfer its first segment in the strip (global
+  // index) and its entries eoff_[k] .. eoff_[k+1], per entry what the write leaves there.
+  std::vector<uint32_t> xs_;
   std::vector<size_t> eoff_, sfirst_;
+  size_t entries_ = 0;
   std::vector<uint64_t> post_;
   // The planning rounds' state: per entry whether using a held result is banned, what
   // the continuation does (tr_); per chip segment whether it must be restored from the
@@ -95,10 +128,24 @@ class Planner {
   std::vector<uint32_t> tr_;
   std::vector<uint64_t> cur_;
   std::vector<uint8_t> cdirty_;
+  // What the strips decided: per transfer of the new schedule, its runs that the
+  // continuation runs (from its source or, as a copy, from the chip holding the result),
+  // in strip order.
+  struct Run {
+    uint32_t x, offset, len, src;
+    uint8_t reduce;
+  };
+  std::vector<Run> runs_;
 
   bool live(size_t c) const { return next_.participant[c] != 0; }
   size_t seg(uint32_t w) const { return (size_t)(std::lower_bound(B.begin(), B.end(), w) - B.begin()); }
-  size_t at(size_t c, size_t s) const { return c * m + s; }
+  size_t at(size_t c, size_t s) const { return c * ms_ + s; }
+  // A transfer's segments [*a, *b) inside the strip (global indices); false if none.
+  bool clip(const Xfer& x, size_t* a, size_t* b) const {
+    *a = std::max(seg(x.offset), s0_);
+    *b = std::min(seg(x.offset + x.len), s0_ + ms_);
+    return *a < *b;
+  }
 
   void check_inputs() const {
     if (history_.empty()) throw std::invalid_argument("plan_resume: no aborted run");
@@ -139,20 +186,28 @@ class Planner {
     std::sort(B.begin(), B.end());
     B.erase(std::unique(B.begin(), B.end()), B.end());
     m = B.size() - 1;
+    cover_.assign(m + 1, 0);
+    for (const Xfer& x : next_.xfers) {
+      const size_t a = seg(x.offset), b = seg(x.offset + x.len);
+      ++cover_[a];
+      --cover_[b];
+      p_.next_words += x.len;
+    }
+    for (size_t s = 0; s < m; ++s) cover_[s + 1] += cover_[s];
   }
 
-  // The planner's memory: about 48 bytes per chip and segment, 17 per transfer-segment
-  // of the new schedule. Past the limit a restart is the better use of the machine.
-  bool fits_memory() {
-    size_t entries = 0;
-    for (const Xfer& x : next_.xfers)
-      entries += (size_t)(std::lower_bound(B.begin(), B.end(), x.offset + x.len) -
-                          std::lower_bound(B.begin(), B.end(), x.offset));
-    const double need = 48.0 * (double)N * (double)m + 17.0 * (double)entries;
-    if (need <= kPlanMemoryLimit) return true;
-    p_.why = "the plan would need " + std::to_string((int)std::ceil(need / (1 << 20))) + " MiB, over its " +
-             std::to_string((int)(kPlanMemoryLimit / (1 << 20))) + " MiB limit";
-    return false;
+  // The strip starting at segment s0: as many segments as fit in the planner's memory,
+  // about 48 bytes per chip and segment and 17 per entry (at least one segment). A plan
+  // within the bound is one strip.
+  size_t strip_end(size_t s0) const {
+    double need = 0;
+    size_t s = s0;
+    while (s < m) {
+      need += 48.0 * (double)N + 17.0 * cover_[s];
+      if (s > s0 && need > memory_) break;
+      ++s;
+    }
+    return s;
   }
 
   // The buffers as the aborted runs left them: each run's applied transfers in list
@@ -160,24 +215,28 @@ class Planner {
   // after the ranges restored before it. A transfer applied in part leaves its
   // destination's range unknown (dirty).
   void replay_aborted() {
-    F_.assign(N * m, 0);
-    dirty_.assign(N * m, 0);
-    dead_data_.assign(N * m, 0);
+    F_.assign(N * ms_, 0);
+    dirty_.assign(N * ms_, 0);
+    dead_data_.assign(N * ms_, 0);
     for (size_t c = 0; c < N; ++c)
-      for (size_t s = 0; s < m; ++s) F_[at(c, s)] = chip_number((ChipId)c), dead_data_[at(c, s)] = !live(c);
+      for (size_t s = 0; s < ms_; ++s) F_[at(c, s)] = chip_number((ChipId)c), dead_data_[at(c, s)] = !live(c);
+    const size_t s1 = s0_ + ms_;
     for (size_t k = 0; k < history_.size(); ++k) {
       const AbortedRun& h = history_[k];
       if (!h.from_inputs)
         for (size_t c = 0; c < N; ++c)
           for (const auto& [o, n] : (*h.restored)[c])
-            for (size_t s = seg(o), e = seg(o + n); s < e; ++s)
-              F_[at(c, s)] = chip_number((ChipId)c), dirty_[at(c, s)] = 0, dead_data_[at(c, s)] = !live(c);
+            for (size_t s = std::max(seg(o), s0_), e = std::min(seg(o + n), s1); s < e; ++s)
+              F_[at(c, s - s0_)] = chip_number((ChipId)c), dirty_[at(c, s - s0_)] = 0,
+                          dead_data_[at(c, s - s0_)] = !live(c);
       const bool last = k + 1 == history_.size();  // the words applied are the last run's
       for (size_t i = 0; i < h.schedule->xfers.size(); ++i) {
         if (h.applied[i] == Applied::None) continue;
         const Xfer& x = h.schedule->xfers[i];
-        for (size_t s = seg(x.offset), e = seg(x.offset + x.len); s < e; ++s) {
-          const size_t d = at(x.dst, s), r = at(x.src, s);
+        size_t sa, sb;
+        if (!clip(x, &sa, &sb)) continue;
+        for (size_t s = sa; s < sb; ++s) {
+          const size_t d = at(x.dst, s - s0_), r = at(x.src, s - s0_);
           if (h.applied[i] == Applied::Part) {
             dirty_[d] = 1;
             continue;
@@ -193,32 +252,35 @@ class Planner {
     }
   }
 
-  // The new schedule from the inputs: what each of its writes leaves in each segment it
-  // covers. False (why set) when it does not end in the sum over its participants.
+  // The new schedule from the inputs: what each of its writes leaves in each segment of
+  // the strip it covers. False (why set) when it does not end in the sum over its
+  // participants.
   bool run_next() {
-    nx_ = next_.xfers.size();
-    eoff_.assign(nx_ + 1, 0);
-    sfirst_.assign(nx_, 0);
-    for (size_t x = 0; x < nx_; ++x) {
-      const Xfer& xf = next_.xfers[x];
-      sfirst_[x] = seg(xf.offset);
-      eoff_[x + 1] = eoff_[x] + (seg(xf.offset + xf.len) - sfirst_[x]);
+    xs_.clear();
+    sfirst_.clear();
+    eoff_.assign(1, 0);
+    for (size_t x = 0; x < next_.xfers.size(); ++x) {
+      size_t sa, sb;
+      if (!clip(next_.xfers[x], &sa, &sb)) continue;
+      xs_.push_back((uint32_t)x);
+      sfirst_.push_back(sa);
+      eoff_.push_back(eoff_.back() + (sb - sa));
     }
-    entries_ = eoff_[nx_];
+    entries_ = eoff_.back();
     post_.assign(entries_, 0);
-    std::vector<uint64_t> E(N * m);
+    std::vector<uint64_t> E(N * ms_);
     for (size_t c = 0; c < N; ++c)
-      for (size_t s = 0; s < m; ++s) E[at(c, s)] = chip_number((ChipId)c);
-    for (size_t x = 0; x < nx_; ++x) {
-      const Xfer& xf = next_.xfers[x];
-      for (size_t e = eoff_[x], s = sfirst_[x]; e < eoff_[x + 1]; ++e, ++s) {
+      for (size_t s = 0; s < ms_; ++s) E[at(c, s)] = chip_number((ChipId)c);
+    for (size_t k = 0; k < xs_.size(); ++k) {
+      const Xfer& xf = next_.xfers[xs_[k]];
+      for (size_t e = eoff_[k], s = sfirst_[k] - s0_; e < eoff_[k + 1]; ++e, ++s) {
         const size_t d = at(xf.dst, s);
         E[d] = xf.reduce ? E[d] + E[at(xf.src, s)] : E[at(xf.src, s)];
         post_[e] = E[d];
       }
     }
     for (size_t c = 0; c < N; ++c)
-      for (size_t s = 0; live(c) && s < m; ++s)
+      for (size_t s = 0; live(c) && s < ms_; ++s)
         if (E[at(c, s)] != live_sum_) {
           p_.why = "the new schedule does not end in the sum over its participants";
           return false;
@@ -230,7 +292,7 @@ class Planner {
   // set) when no consistent plan exists.
   bool plan_rounds() {
     banned_.assign(entries_, 0);
-    forced_.assign(N * m, 0);
+    forced_.assign(N * ms_, 0);
     tr_.assign(entries_, 0);
     bool consistent = false;
     for (p_.rounds = 1; p_.rounds <= 64 && !consistent; ++p_.rounds) {
@@ -264,20 +326,20 @@ class Planner {
     };
     std::vector<Held> held;
     for (size_t c = 0; c < N; ++c)
-      for (size_t s = 0; live(c) && s < m; ++s) {
+      for (size_t s = 0; live(c) && s < ms_; ++s) {
         const size_t i = at(c, s);
         if (!dirty_[i] && !forced_[i] && F_[i] != chip_number((ChipId)c))
-          held.push_back({mix(F_[i] ^ mix(s)), (uint32_t)s, (ChipId)c});
+          held.push_back({mix(F_[i] ^ mix(s0_ + s)), (uint32_t)s, (ChipId)c});
       }
     std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) {
       return a.key != b.key ? a.key < b.key : a.c < b.c;
     });
     std::vector<uint32_t> cand(entries_, kOrig);
-    for (size_t x = 0; x < nx_; ++x) {
-      const ChipId d = next_.xfers[x].dst;
-      for (size_t e = eoff_[x], s = sfirst_[x]; e < eoff_[x + 1]; ++e, ++s) {
+    for (size_t k = 0; k < xs_.size(); ++k) {
+      const ChipId d = next_.xfers[xs_[k]].dst;
+      for (size_t e = eoff_[k], s = sfirst_[k] - s0_; e < eoff_[k + 1]; ++e, ++s) {
         if (banned_[e]) continue;
-        const uint64_t key = mix(post_[e] ^ mix(s));
+        const uint64_t key = mix(post_[e] ^ mix(s0_ + s));
         auto it = std::lower_bound(held.begin(), held.end(), key,
                                    [](const Held& h, uint64_t k) { return h.key < k; });
         int best = -1;
@@ -298,12 +360,12 @@ class Planner {
   // Pass 2. Backward liveness: a write whose result nothing reads is dead; a result
   // fetched from another chip or already in place makes what came before it dead.
   void liveness(const std::vector<uint32_t>& cand) {
-    std::vector<char> L(N * m, 0);
+    std::vector<char> L(N * ms_, 0);
     for (size_t c = 0; c < N; ++c)
-      for (size_t s = 0; live(c) && s < m; ++s) L[at(c, s)] = 1;
-    for (size_t x = nx_; x-- > 0;) {
-      const Xfer& xf = next_.xfers[x];
-      for (size_t e = eoff_[x], s = sfirst_[x]; e < eoff_[x + 1]; ++e, ++s) {
+      for (size_t s = 0; live(c) && s < ms_; ++s) L[at(c, s)] = 1;
+    for (size_t k = xs_.size(); k-- > 0;) {
+      const Xfer& xf = next_.xfers[xs_[k]];
+      for (size_t e = eoff_[k], s = sfirst_[k] - s0_; e < eoff_[k + 1]; ++e, ++s) {
         const size_t d = at(xf.dst, s);
         if (!L[d]) {
           tr_[e] = kDead;
@@ -330,11 +392,11 @@ class Planner {
   void forward(size_t* changes, bool* stuck) {
     cur_.assign(F_.begin(), F_.end());
     cdirty_.assign(dirty_.begin(), dirty_.end());
-    restored_.assign(N * m, 0);
-    std::vector<uint64_t> expv(N * m);
-    std::vector<char> read(N * m, 0), written(N * m, 0);
+    restored_.assign(N * ms_, 0);
+    std::vector<uint64_t> expv(N * ms_);
+    std::vector<char> read(N * ms_, 0), written(N * ms_, 0);
     for (size_t c = 0; c < N; ++c)
-      for (size_t s = 0; s < m; ++s) {
+      for (size_t s = 0; s < ms_; ++s) {
         const size_t i = at(c, s);
         expv[i] = chip_number((ChipId)c);
         if (forced_[i]) cur_[i] = expv[i], cdirty_[i] = 0, restored_[i] = 1;
@@ -350,9 +412,9 @@ class Planner {
       }
       return false;
     };
-    for (size_t x = 0; x < nx_; ++x) {
-      const Xfer& xf = next_.xfers[x];
-      for (size_t e = eoff_[x], s = sfirst_[x]; e < eoff_[x + 1]; ++e, ++s) {
+    for (size_t k = 0; k < xs_.size(); ++k) {
+      const Xfer& xf = next_.xfers[xs_[k]];
+      for (size_t e = eoff_[k], s = sfirst_[k] - s0_; e < eoff_[k + 1]; ++e, ++s) {
         const size_t d = at(xf.dst, s), r = at(xf.src, s);
         const uint32_t t = tr_[e];
         if (t == kSkip) {
@@ -380,55 +442,74 @@ class Planner {
     }
   }
 
-  // The continuation: the new schedule's transfers in their order, each cut to its runs
-  // of segments that run as they are or come by copy from where the result is.
-  void emit_continuation() {
-    ScheduleBuilder b((int)N, W);
-    for (size_t c = 0; c < N; ++c) b.set_participant((ChipId)c, live(c));
-    for (const Phase& ph : next_.phases) b.phase(ph);
-    for (const Xfer& x : next_.xfers) p_.next_words += x.len;
-    for (size_t x = 0; x < nx_; ++x) {
-      const Xfer& xf = next_.xfers[x];
-      size_t e = eoff_[x], s = sfirst_[x];
+  // The strip's part of the continuation: each transfer of the new schedule cut to its
+  // runs of segments that run as they are or come by copy from where the result is.
+  void keep_runs() {
+    for (size_t k = 0; k < xs_.size(); ++k) {
+      const Xfer& xf = next_.xfers[xs_[k]];
+      size_t e = eoff_[k], s = sfirst_[k];
       // A segment's transfer as (source, reduce), or none; runs of equal ones are one
       // transfer (a copy from the transfer's own source is the transfer itself).
-      auto what = [&](size_t k) -> std::pair<uint64_t, bool> {
-        const uint32_t t = tr_[k];
+      auto what = [&](size_t j) -> std::pair<uint64_t, bool> {
+        const uint32_t t = tr_[j];
         if (t == kDead || t == kSkip) return {~0ULL, false};
         if (t == kOrig) return {xf.src, xf.reduce != 0};
         return {t, false};
       };
-      while (e < eoff_[x + 1]) {
+      while (e < eoff_[k + 1]) {
         const auto w = what(e);
         size_t e1 = e + 1;
-        while (e1 < eoff_[x + 1] && what(e1) == w) ++e1;
+        while (e1 < eoff_[k + 1] && what(e1) == w) ++e1;
         const uint32_t o = B[s], len = B[s + (e1 - e)] - o;
         if (w.first != ~0ULL) {
-          b.add((ChipId)w.first, xf.dst, o, len, w.second, xf.phase);
+          runs_.push_back({xs_[k], o, len, (uint32_t)w.first, (uint8_t)w.second});
           p_.run_words += len;
-          for (size_t k = e; k < e1; ++k)
-            if (tr_[k] != kOrig) p_.copy_words += B[s + (k - e) + 1] - B[s + (k - e)];
+          for (size_t j = e; j < e1; ++j)
+            if (tr_[j] != kOrig) p_.copy_words += B[s + (j - e) + 1] - B[s + (j - e)];
         }
         s += e1 - e;
         e = e1;
       }
     }
+  }
+
+  // The continuation: the new schedule's transfers in their order, each as its runs in
+  // buffer order; two runs of one transfer that meet (at a strip's edge) with the same
+  // source and operation are one.
+  void emit_continuation() {
+    std::stable_sort(runs_.begin(), runs_.end(), [](const Run& a, const Run& b) { return a.x < b.x; });
+    ScheduleBuilder b((int)N, W);
+    for (size_t c = 0; c < N; ++c) b.set_participant((ChipId)c, live(c));
+    for (const Phase& ph : next_.phases) b.phase(ph);
+    for (size_t i = 0; i < runs_.size();) {
+      Run r = runs_[i];
+      size_t j = i + 1;
+      for (; j < runs_.size() && runs_[j].x == r.x && runs_[j].offset == r.offset + r.len &&
+             runs_[j].src == r.src && runs_[j].reduce == r.reduce;
+           ++j)
+        r.len += runs_[j].len;
+      const Xfer& xf = next_.xfers[r.x];
+      b.add((ChipId)r.src, xf.dst, r.offset, r.len, r.reduce != 0, xf.phase);
+      i = j;
+    }
+    runs_.clear();
+    runs_.shrink_to_fit();
     p_.schedule = b.finish();
   }
 
-  // Per live chip the ranges pass 3 restored, merged.
+  // Per live chip the ranges pass 3 restored in the strip, merged with what the strips
+  // before it restored.
   void restore_ranges() {
-    p_.restore.resize(N);
     for (size_t c = 0; c < N; ++c) {
       if (!live(c)) continue;
       auto& r = p_.restore[c];
-      for (size_t s = 0; s < m; ++s) {
+      for (size_t s = 0; s < ms_; ++s) {
         if (!restored_[at(c, s)]) continue;
-        if (!r.empty() && r.back().first + r.back().second == B[s]) r.back().second += B[s + 1] - B[s];
-        else r.push_back({B[s], B[s + 1] - B[s]});
-        p_.restore_words += B[s + 1] - B[s];
+        const uint32_t o = B[s0_ + s], n = B[s0_ + s + 1] - o;
+        if (!r.empty() && r.back().first + r.back().second == o) r.back().second += n;
+        else r.push_back({o, n});
+        p_.restore_words += n;
       }
-      p_.restore_chips += !r.empty();
     }
   }
 };
@@ -436,8 +517,10 @@ class Planner {
 }  // namespace
 
 ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& next,
-                       const std::function<int(ChipId, ChipId)>& distance) {
-  return Planner(history, next, distance).run();
+                       const std::function<int(ChipId, ChipId)>& distance, double memory) {
+  ResumePlan p = Planner(history, next, distance, memory).run();
+  for (const auto& r : p.restore) p.restore_chips += !r.empty();
+  return p;
 }
 
 }  // namespace fm::coll

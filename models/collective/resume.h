@@ -55,9 +55,9 @@ struct ResumePlan {
   int rounds = 0;              // planning rounds to a consistent plan
 };
 
-// The most memory a plan may take (bytes): 48 per chip and segment of the buffer. A
-// 32x32 machine at 1.36 GB per chip with 64 KiB chunks would need several GiB; there the
-// plan is refused and the collective restarts.
+// The most memory the planner takes (bytes), about 48 per chip and segment of the
+// buffer: a plan that needs more (a 32x32 machine at the report's sizes needs about
+// 3.7 GB) is made in strips of segments one after another, with the same result.
 constexpr double kPlanMemoryLimit = 2.0 * (1 << 30);
 
 // One aborted run, in the buffers' history since they last held the inputs.
@@ -73,11 +73,14 @@ struct AbortedRun {
 // The continuation of `next` from the buffers that `history` (oldest first; the first
 // from the inputs) left. Chips that `next` leaves out are dead (their buffers are lost).
 // `distance(a, b)` ranks the chips holding a result by hops to where it is needed
-// (nullptr: lowest id).
+// (nullptr: lowest id). `memory`: the planner's bound in bytes (tests set it small to
+// make many strips).
 ResumePlan plan_resume(const std::vector<AbortedRun>& history, const Schedule& next,
-                       const std::function<int(ChipId, ChipId)>& distance = nullptr);
+                       const std::function<int(ChipId, ChipId)>& distance = nullptr,
+                       double memory = kPlanMemoryLimit);
 // One run aborted, which started from the inputs.
 ResumePlan plan_resume(const Schedule& old, const std::vector<Applied>& applied, const Schedule& next,
-                       const std::function<int(ChipId, ChipId)>& distance = nullptr);
+                       const std::function<int(ChipId, ChipId)>& distance = nullptr,
+                       double memory = kPlanMemoryLimit);
 
 }  // namespace fm::coll

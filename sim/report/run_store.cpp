@@ -61,12 +61,25 @@ const StoreJson* RunStore::find(const std::string& args) const {
   return it == by_args_.end() ? nullptr : &recs_[it->second];
 }
 
+// Whether a record made by recovery model `made` stands for model `now`. Model 3's
+// resume planner works through a large plan in strips where model 2 refused any plan
+// over 2 GiB and restarted from the inputs (models/collective/resume.h); every other
+// plan is the same, so a record of model 2 stands for model 3 unless its restart says
+// its plan was refused for memory.
+bool recovery_stands(const StoreJson& rec, int made, int now) {
+  if (made == now) return true;
+  if (made != 2 || now != 3) return false;
+  for (const StoreJson& e : rec.value("timeline", StoreJson::array()))
+    if (e.value("event", "").find("no resume (the plan would need") != std::string::npos) return false;
+  return true;
+}
+
 const StoreJson* RunStore::valid(const RunKey& k) const {
   const StoreJson* r = find(k.args);
   if (!r) return nullptr;
   const StoreJson& m = (*r)["made_by"];
   if (m.value("schedule_fingerprint", "") != k.fingerprint || m.value("model_version", -1) != k.model_version ||
-      m.value("recovery_version", 0) != k.recovery_version)
+      !recovery_stands(*r, m.value("recovery_version", 0), k.recovery_version))
     return nullptr;
   if (!k.config.is_null() && r->value(rk::kConfig, StoreJson()) != k.config) return nullptr;
   return r;

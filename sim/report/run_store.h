@@ -32,6 +32,11 @@ struct RunKey {
   StoreJson config;  // the configuration echo these arguments give now (null: not compared)
 };
 
+// Whether a stored record made by recovery model `made` (kRecoveryVersion) stands for a
+// run of model `now`: the same model, or an older one whose change does not touch this
+// record (models/model_version.h says what each version changed).
+bool recovery_stands(const StoreJson& rec, int made, int now);
+
 // Where and how a run was made.
 struct Provenance {
   std::string commit;  // the source tree's commit ("-dirty" when its code differed)

@@ -141,12 +141,13 @@ const Json* adopt(Report* r, const Point& p, const std::vector<std::string>& arg
   } catch (const std::exception&) {
     return nullptr;
   }
+  const int made = j.value(rk::kRecoveryVersion, 0);
   if (j.value(rk::kScheduleFingerprint, "") != fp || j.value(rk::kConfig, Json()) != config ||
-      j.value(rk::kRecoveryVersion, 0) != recovery_version_of(config))
+      !recovery_stands(j, made, recovery_version_of(config)))
     return nullptr;
   const Json sim = j.value(rk::kSimulator, Json::object());
   const bool links = p.name == r->heatmap_before || p.name == r->heatmap_after;
-  r->store->put(make_record(j, p.name, {key_of(args), fp, kModelVersion, recovery_version_of(config), Json()},
+  r->store->put(make_record(j, p.name, {key_of(args), fp, kModelVersion, made, Json()},
                             {r->commit, host_cpu(), sim.value("threads", 1),
                              sim.value("wall_seconds", 0.0) + sim.value("setup_seconds", 0.0)},
                             links));

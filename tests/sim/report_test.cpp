@@ -705,6 +705,21 @@ TEST(RunStore, RecordRoundTripAndValidity) {
   EXPECT_EQ(st.valid({k.args, "00000000000000ab", 7, 0, StoreJson()}), nullptr);  // another schedule
   EXPECT_EQ(st.valid({k.args, k.fingerprint, 8, 0, StoreJson()}), nullptr);  // another model
   EXPECT_EQ(st.valid({k.args, k.fingerprint, 7, 2, StoreJson()}), nullptr);  // another recovery model
+  // Recovery model 3 changed only the plans model 2 refused for memory (they restarted):
+  // a record of 2 stands for 3 unless its restart says so; no other pair of versions.
+  {
+    StoreJson r2 = rec;
+    r2["made_by"]["recovery_version"] = 2;
+    r2["timeline"] = StoreJson::array({{{"cycle", 10}, {"event", "restart: ft2d on 60 live chips; resumed: keeps 1 of 2 words"}}});
+    EXPECT_TRUE(recovery_stands(r2, 2, 3));
+    EXPECT_FALSE(recovery_stands(r2, 2, 4));
+    EXPECT_FALSE(recovery_stands(r2, 1, 3));
+    EXPECT_FALSE(recovery_stands(r2, 3, 2));
+    r2["timeline"].push_back({{"cycle", 20}, {"event", "restart: ft2d on 56 live chips; no resume (the plan would need "
+                                                      "3683 MiB, over its 2048 MiB limit): restarted from the inputs"}});
+    EXPECT_FALSE(recovery_stands(r2, 2, 3));
+    EXPECT_TRUE(recovery_stands(r2, 2, 2));
+  }
   StoreJson same_config = rec["config"];
   EXPECT_NE(st.valid({k.args, k.fingerprint, 7, 0, same_config}), nullptr);
   same_config["bytes"] = "8192";  // the same arguments now mean another run (a default changed)
