@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/collective/algorithms.h"
+#include "models/collective/resume.h"
 #include "models/noc/link.h"
 #include "models/noc/router.h"
 
@@ -21,6 +22,10 @@ constexpr double kPerChip = 16 << 10;        // router, NI, links, SystemC proce
 constexpr double kPerRouteEntry = 9;         // 4-byte entry, held by the route set and the router
 constexpr double kPerTransfer = 80;          // schedule entry, dependency lists, run state
 constexpr double kPerDataWord = 9;           // a verified data word (one per flit of data)
+// The resume planner's segments per chip and slice: 2d aborted, resumed as ft2d around a
+// board, order both (docs/errors.md): 8x8 at 4 MiB about 2,000 segments, 32x32 at 16 MiB
+// about 75,000, 8 and 18 per chip and slice; 24 leaves room.
+constexpr double kPlanSegmentsPerChip = 24;
 
 uint64_t clamp(double v) { return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v; }
 }  // namespace
@@ -80,7 +85,24 @@ MemoryEstimate estimate_allreduce_memory(const Config& c, const FaultSet& f, boo
   // The schedule's parameters as the chips' descriptor gives them (CollectiveLibrary::get).
   const coll::AlgoParams p = coll::algo_params_of(c);
   MemoryEstimate e = estimate_network_memory(c.net, c.run.kernel);
-  add_collective_memory(c, coll::count_transfers(f, p), verify, &e);
+  const uint64_t transfers = coll::count_transfers(f, p);
+  add_collective_memory(c, transfers, verify, &e);
+  if (!c.net.faults.timed.empty()) {
+    // A failure during the run: the restarted collective's schedule beside the first
+    // one's; with resume also its continuation and the resume planner, about 48 bytes per
+    // chip and segment of the buffer (at most one segment per word) within its bound
+    // (models/collective/resume.h). Counted once: a later failure's plan replaces it.
+    const bool resume = c.recovery.mode == RecoveryConfig::Mode::Resume;
+    e.parts.push_back({"restart schedules", clamp((resume ? 2.0 : 1.0) * (double)transfers * kPerTransfer)});
+    if (resume) {
+      // The segments: the boundaries of both schedules' shards (per slice, about
+      // kPlanSegmentsPerChip for each chip) and chunks, at most one per word.
+      const double words = (double)p.words, chips = (double)c.net.chips();
+      const double slices = p.slices ? p.slices : coll::kAutoSlices;
+      const double segments = std::min(words, kPlanSegmentsPerChip * slices * chips + 4.0 * words / p.chunk_words);
+      e.parts.push_back({"resume planner", clamp(std::min(48.0 * chips * segments, coll::kPlanMemoryLimit))});
+    }
+  }
   return e;
 }
 

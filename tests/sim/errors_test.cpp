@@ -189,6 +189,23 @@ TEST(Errors, MemoryEstimateIsWithinAFactorOfTheMeasuredPeak) {
   EXPECT_EQ(low.code, 2) << "refused below peak/1.5: " << low.err;
   const Outcome high = run(a + " --mem-limit " + std::to_string((uint64_t)(rss * 1.5)));
   EXPECT_EQ(high.code, 0) << "ran at peak*1.5: " << high.err;
+  // A failure mid-run adds the restarted collective's schedules and, with resume, the
+  // planner: the same check for both recoveries (4 KiB chunks, so the schedules weigh),
+  // the estimate's parts named.
+  for (const char* rec : {"resume", "restart"}) {
+    const std::string f = "allreduce --mesh 8x8 --bytes 4MiB --chunk 4KiB --verify off --fail-at 40%:board:1,2 --recovery " +
+                          std::string(rec) + " -q --json " + tmpdir() + "/arf.json";
+    const Outcome fr = run(f);
+    ASSERT_EQ(fr.code, 0) << rec << ": " << fr.err;
+    const double frss =
+        nlohmann::json::parse(slurp(tmpdir() + "/arf.json"))["simulator"]["peak_rss_kb"].get<double>() * 1024;
+    const Outcome flow = run(f + " --mem-limit " + std::to_string((uint64_t)(frss / 1.5)));
+    EXPECT_EQ(flow.code, 2) << rec << ": refused below peak/1.5: " << flow.err;
+    EXPECT_NE(flow.err.find("restart schedules"), std::string::npos) << flow.err;
+    EXPECT_EQ(flow.err.find("resume planner") != std::string::npos, std::string(rec) == "resume") << flow.err;
+    const Outcome fhigh = run(f + " --mem-limit " + std::to_string((uint64_t)(frss * 1.5)));
+    EXPECT_EQ(fhigh.code, 0) << rec << ": ran at peak*1.5: " << fhigh.err;
+  }
 }
 
 // An allreduce too big for --mem-limit is refused from its whole estimate (network,
