@@ -144,6 +144,16 @@ class Link : public sc_core::sc_module {
     __builtin_prefetch(&fslots_[0], 1);
     __builtin_prefetch(&fslots_[2], 1);
   }
+  // A link whose ring is not inline (latency + 2 above kInlineSlots: the ICI links at
+  // the modelled 200 cycles) keeps it on the heap, a slot per cycle of latency, and the
+  // slot a receiver reads is a different line every second cycle: on 512-1,024 busy
+  // chips those rings are tens of MB, and the read was the simulator's costliest miss.
+  // prefetch_ring_address() asks for the line holding the ring's address (a step ahead);
+  // prefetch_arrival(now) then reads the mask and that address and asks for the slot
+  // arriving in cycle `now`.
+  static bool heap_ring(int latency) { return pow2_at_least((size_t)latency + 2) > kInlineSlots; }
+  void prefetch_ring_address() const { __builtin_prefetch(&flits_, 0); }
+  void prefetch_arrival(Cycle now) const { __builtin_prefetch(&fring()[now & fmask_], 1); }
   // Credit for VC `vc` sent upstream at cycle `now`; it arrives at now + credit_latency.
   // While the clock evaluates a cycle on its workers and the upstream unit is in another
   // group, it waits in the sender's side (pend_credits_) until the upstream unit's group

@@ -27,6 +27,7 @@ Router::Router(sc_core::sc_module_name name, const NetworkConfig& cfg, ChipId id
                Clock& clk)
     : RouterBase(name, clk),
       islip_(cfg.arbiter == Arbiter::ISlip),
+      long_links_(Link::heap_ring(cfg.link_latency)),
       vcs_(cfg.vcs),
       buf_(cfg.buf),
       reg_rc_(pipeline_regs(cfg.pipeline).rc),
@@ -92,9 +93,11 @@ void Router::evaluate() {
 // for it and those it may send on, its input VCs with flits, its credit counters.
 void Router::prefetch() const {
   for (uint32_t m = flit_ports_; m; m &= m - 1) {
-    const Link* l = in_link_[__builtin_ctz(m)];
+    const int p = __builtin_ctz(m);
+    const Link* l = in_link_[p];
     l->prefetch_control();
-    l->prefetch_slots();
+    if (long_links_ && p < kNumNetPorts) l->prefetch_ring_address();
+    else l->prefetch_slots();
   }
   for (uint32_t m = credit_ports_; m; m &= m - 1) out_link_[__builtin_ctz(m)]->prefetch_control();
   const InVc* in = in_.data();
@@ -106,8 +109,12 @@ void Router::prefetch() const {
 }
 
 // The front slots of the VCs bidding for the switch, and the slot the next flit of each
-// is written to (their InVc lines were asked for by prefetch()).
+// is written to (their InVc lines were asked for by prefetch()); on long links, the
+// slot each arriving flit is read from (its link's control line and ring address were).
 void Router::prefetch_late() const {
+  if (long_links_)
+    for (uint32_t m = flit_ports_ & ((1u << kNumNetPorts) - 1); m; m &= m - 1)
+      in_link_[__builtin_ctz(m)]->prefetch_arrival(clk_.now());
   const InVc* in = in_.data();
   const Entry* e = &entries_[0];
   for (uint32_t pm = sa_ports_; pm; pm &= pm - 1) {

@@ -201,6 +201,7 @@ class Router final : public RouterBase {
   // cache miss, and scattered they cost a line each.
   alignas(64) bool dead_ = false;
   const bool islip_;
+  const bool long_links_;  // the ICI links' rings are on the heap (Link::heap_ring)
   int buffered_ = 0;
   // Input VCs that are ACTIVE and hold a flit (sa_at != kNever), per port (sa_wait_), and
   // the ports that have any: SA looks at nothing else.
