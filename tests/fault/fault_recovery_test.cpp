@@ -373,7 +373,9 @@ TEST(FaultStress, DISABLED_LargeMachinesAtReportSizes) {
     // (the 32x32 torus's needs about 3.7 GB in one strip; it used to be refused).
     for (const auto& e : j["timeline"]) {
       const std::string ev = e.value("event", "");
-      if (k.resume && ev.rfind("restart:", 0) == 0) EXPECT_NE(ev.find("; resumed:"), std::string::npos) << what << ": " << ev;
+      if (k.resume && ev.rfind("restart:", 0) == 0) {
+        EXPECT_NE(ev.find("; resumed:"), std::string::npos) << what << ": " << ev;
+      }
     }
     const auto& sim = j["simulator"];
     std::printf("[ large    ] %s: %llu cycles, %d restarts, planner %.3f s, peak RSS %.0f MiB, %.1f s wall\n",
