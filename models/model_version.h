@@ -24,9 +24,11 @@ inline constexpr int kModelVersion = 1;
 // A change that alters a simulated cycle of such a run only bumps this one, so the
 // stored results of runs without --fail-at stay valid.
 // 3: the resume planner makes a plan over its memory bound in strips (before, it refused
-// it and the collective restarted from its inputs: the 32x32 tori at 16 MiB and more);
-// every other run's cycles are those of 2 (the run store keeps those records,
-// sim/report/run_store.cpp, recovery_stands).
-inline constexpr int kRecoveryVersion = 3;
+// it and the collective restarted from its inputs: the 32x32 tori at 16 MiB and more).
+// 4: a plan whose continuation's busiest link would carry more than a restart's plus its
+// restore restarts instead (Host::restart).
+// The run store keeps the older records neither change touches
+// (sim/report/run_store.cpp, recovery_stands).
+inline constexpr int kRecoveryVersion = 4;
 
 }  // namespace fm

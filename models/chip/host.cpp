@@ -75,6 +75,19 @@ bool Host::touched_by(const FaultSet& f) const {
   return false;
 }
 
+uint64_t Host::busiest_link_words(const coll::Schedule& s) const {
+  const Topology2D& t = faults_->topology();
+  std::vector<uint64_t> w((size_t)t.chips() * kNumNetPorts, 0);
+  for (const coll::Xfer& x : s.xfers)
+    for_each_hop(
+        t, x.src, x.dst, [&](ChipId c) { return net_.router(c).route_port(x.dst); },
+        [&](ChipId c, Port p) {
+          w[(size_t)c * kNumNetPorts + p] += x.len;
+          return true;
+        });
+  return w.empty() ? 0 : *std::max_element(w.begin(), w.end());
+}
+
 void Host::abort_all() {
   aborted_ = true;
   if (run_) run_->aborted = true;
@@ -115,6 +128,24 @@ std::string Host::restart(std::shared_ptr<const FaultSet> f) {
     const auto t0 = std::chrono::steady_clock::now();
     coll::ResumePlan p = coll::plan_resume(history, run_->schedule(),
                                            [&t](ChipId a, ChipId b) { return t.distance(a, b); });
+    if (p.ok) {
+      // A plan pays only if its continuation is no slower than a restart where links
+      // pace the run: its busiest link against the restart's busiest link plus the
+      // restart's restore of the whole buffer (an HBM read and write per word), in
+      // cycles (a link carries a word per cycle). Copies of held results can load a few
+      // links far past that (shrink's rectangle on a mesh, docs/faults.md); without
+      // copies a continuation carries a part of the new schedule's words and always pays.
+      const double hbm_words_per_cycle = cfg_.chip.hbm_gbps / cfg_.net.link_gbps;
+      const uint64_t cont = busiest_link_words(p.schedule);
+      const uint64_t fresh = busiest_link_words(run_->schedule());
+      const double restore = 2.0 * (double)run_->schedule().words / hbm_words_per_cycle;
+      if ((double)cont > (double)fresh + restore) {
+        p.ok = false;
+        p.why = "its busiest link would carry " + std::to_string(cont) + " words, a restart's " +
+                std::to_string(fresh) + " after a restore worth " + std::to_string((uint64_t)std::ceil(restore)) +
+                " cycles";
+      }
+    }
     planning_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (p.ok) {
       auto of = [](uint64_t a, uint64_t b) {

@@ -44,6 +44,9 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   double progress() const override;
   Cycle phase_started(const std::string& key) const override;
   bool touched_by(const FaultSet& f) const override;
+  // The words the busiest link direction carries when schedule s runs over the tables
+  // the routers hold now.
+  uint64_t busiest_link_words(const coll::Schedule& s) const;
   void abort_all() override;
   std::string restart(std::shared_ptr<const FaultSet> f) override;
   bool collective_started() const override { return launched_; }

@@ -61,16 +61,28 @@ const StoreJson* RunStore::find(const std::string& args) const {
   return it == by_args_.end() ? nullptr : &recs_[it->second];
 }
 
-// Whether a record made by recovery model `made` stands for model `now`. Model 3's
-// resume planner works through a large plan in strips where model 2 refused any plan
-// over 2 GiB and restarted from the inputs (models/collective/resume.h); every other
-// plan is the same, so a record of model 2 stands for model 3 unless its restart says
-// its plan was refused for memory.
+// Whether a record made by recovery model `made` stands for model `now`, by what each
+// version changed (models/model_version.h):
+//  3: the resume planner works through a large plan in strips where 2 refused any plan
+//     over 2 GiB and restarted from the inputs; every other plan is the same.
+//  4: a plan whose continuation's busiest link would carry more than a restart's (plus
+//     its restore) restarts instead. A continuation without copies of held results
+//     carries a part of the new schedule's words on the same routes, never more, so
+//     only a resume that fetched words by copy can change.
+// A record stands when none of the changes since it was made touches it; a record of
+// model 2 whose restart event is in 2's own wording (it gives no exact copy count)
+// does not stand for 4.
 bool recovery_stands(const StoreJson& rec, int made, int now) {
   if (made == now) return true;
-  if (made != 2 || now != 3) return false;
-  for (const StoreJson& e : rec.value("timeline", StoreJson::array()))
-    if (e.value("event", "").find("no resume (the plan would need") != std::string::npos) return false;
+  if (made < 2 || made > now || now > 4) return false;
+  for (const StoreJson& e : rec.value("timeline", StoreJson::array())) {
+    const std::string ev = e.value("event", "");
+    if (ev.rfind("restart:", 0) != 0) continue;
+    if (made < 3 && ev.find("no resume (the plan would need") != std::string::npos) return false;
+    if (now >= 4 && made < 4 && ev.find("; resumed: ") != std::string::npos &&
+        ev.find(", 0 of them fetched by copies") == std::string::npos)
+      return false;
+  }
   return true;
 }
 

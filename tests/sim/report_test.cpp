@@ -705,20 +705,37 @@ TEST(RunStore, RecordRoundTripAndValidity) {
   EXPECT_EQ(st.valid({k.args, "00000000000000ab", 7, 0, StoreJson()}), nullptr);  // another schedule
   EXPECT_EQ(st.valid({k.args, k.fingerprint, 8, 0, StoreJson()}), nullptr);  // another model
   EXPECT_EQ(st.valid({k.args, k.fingerprint, 7, 2, StoreJson()}), nullptr);  // another recovery model
-  // Recovery model 3 changed only the plans model 2 refused for memory (they restarted):
-  // a record of 2 stands for 3 unless its restart says so; no other pair of versions.
+  // Recovery model 3 changed only the plans model 2 refused for memory (they restarted),
+  // 4 only resumes that fetched words by copy: an older record stands unless its
+  // restart events show one of those; no other pair of versions.
   {
     StoreJson r2 = rec;
     r2["made_by"]["recovery_version"] = 2;
-    r2["timeline"] = StoreJson::array({{{"cycle", 10}, {"event", "restart: ft2d on 60 live chips; resumed: keeps 1 of 2 words"}}});
+    const std::string copied = "restart: ft2d on 60 live chips; resumed: keeps 1 of the new collective's 2 words "
+                               "(50 %), 1 of them fetched by copies of results the aborted run left on other chips";
+    const std::string uncopied = "restart: snake on 60 live chips; resumed: keeps 0 of the new collective's 2 words "
+                                 "(0 %), 0 of them fetched by copies of results the aborted run left on other chips";
+    r2["timeline"] = StoreJson::array({{{"cycle", 10}, {"event", copied}}});
     EXPECT_TRUE(recovery_stands(r2, 2, 3));
-    EXPECT_FALSE(recovery_stands(r2, 2, 4));
+    EXPECT_FALSE(recovery_stands(r2, 2, 4));  // it fetched a word by copy
+    EXPECT_FALSE(recovery_stands(r2, 3, 4));
+    EXPECT_FALSE(recovery_stands(r2, 2, 5));  // a later version says nothing yet
     EXPECT_FALSE(recovery_stands(r2, 1, 3));
     EXPECT_FALSE(recovery_stands(r2, 3, 2));
+    r2["timeline"] = StoreJson::array({{{"cycle", 10}, {"event", uncopied}}});
+    EXPECT_TRUE(recovery_stands(r2, 3, 4));
+    EXPECT_TRUE(recovery_stands(r2, 2, 4));
     r2["timeline"].push_back({{"cycle", 20}, {"event", "restart: ft2d on 56 live chips; no resume (the plan would need "
                                                       "3683 MiB, over its 2048 MiB limit): restarted from the inputs"}});
     EXPECT_FALSE(recovery_stands(r2, 2, 3));
+    EXPECT_FALSE(recovery_stands(r2, 2, 4));
+    EXPECT_TRUE(recovery_stands(r2, 3, 4));  // 3 never refused for memory
     EXPECT_TRUE(recovery_stands(r2, 2, 2));
+    // Model 2's own wording gives no exact copy count.
+    r2["timeline"] = StoreJson::array({{{"cycle", 10}, {"event", "restart: ft2d on 508 live chips; resumed: runs 73 % of "
+                                                                "the new collective's words (0 % as copies ...)"}}});
+    EXPECT_TRUE(recovery_stands(r2, 2, 3));
+    EXPECT_FALSE(recovery_stands(r2, 2, 4));
   }
   StoreJson same_config = rec["config"];
   EXPECT_NE(st.valid({k.args, k.fingerprint, 7, 0, same_config}), nullptr);
