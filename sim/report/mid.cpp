@@ -75,7 +75,8 @@ void Report::write_mid() {
      << "The interrupted allreduce's time, split along its timeline: the work before the fault (start to the "
      << "fault), detection, recovery (drain, flush, route tables) and the rerun on the live chips (`--recovery "
      << "resume`: what of the earlier work the new collective repeats on the same data is kept, the "
-     << "contaminated ranges are restored and the rest runs; docs/faults.md \"Resume\"); extra = its time minus "
+     << "contaminated ranges are restored and the rest runs, unless its busiest link would then carry more "
+     << "than a restart's, when it restarts from the inputs; docs/faults.md \"Resume\"); extra = its time minus "
      << "the fault-free time of the same algorithm and size.\n\n"
      << "| machine | algo | bytes | lost us | detection us | recovery us | rerun us | total us | fault-free us | extra us |\n"
      << "|---|---|---|---|---|---|---|---|---|---|\n";
