@@ -369,12 +369,15 @@ TEST(FaultStress, DISABLED_LargeMachinesAtReportSizes) {
     const auto j = run(c);
     expect_recovered(j, what);
     EXPECT_GE(j.value("restarts", 0), 1) << what;
-    // With --recovery resume every restart resumes: the planner makes a plan of any size
-    // (the 32x32 torus's needs about 3.7 GB in one strip; it used to be refused).
+    // With --recovery resume the planner makes a plan of any size (the 32x32 torus's
+    // needs about 3.7 GB in one strip; it used to be refused and the run restarted): a
+    // restart either resumes or says the plan would cost more than a restart.
     for (const auto& e : j["timeline"]) {
       const std::string ev = e.value("event", "");
       if (k.resume && ev.rfind("restart:", 0) == 0) {
-        EXPECT_NE(ev.find("; resumed:"), std::string::npos) << what << ": " << ev;
+        EXPECT_TRUE(ev.find("; resumed:") != std::string::npos ||
+                    ev.find("no resume (its busiest link would carry") != std::string::npos)
+            << what << ": " << ev;
       }
     }
     const auto& sim = j["simulator"];
