@@ -76,16 +76,9 @@ bool Host::touched_by(const FaultSet& f) const {
 }
 
 uint64_t Host::busiest_link_words(const coll::Schedule& s) const {
-  const Topology2D& t = faults_->topology();
-  std::vector<uint64_t> w((size_t)t.chips() * kNumNetPorts, 0);
-  for (const coll::Xfer& x : s.xfers)
-    for_each_hop(
-        t, x.src, x.dst, [&](ChipId c) { return net_.router(c).route_port(x.dst); },
-        [&](ChipId c, Port p) {
-          w[(size_t)c * kNumNetPorts + p] += x.len;
-          return true;
-        });
-  return w.empty() ? 0 : *std::max_element(w.begin(), w.end());
+  return coll::schedule_load(s, faults_->topology(),
+                             [&](ChipId at, ChipId dst) { return net_.router(at).route_port(dst); })
+      .max_link_words;
 }
 
 void Host::abort_all() {

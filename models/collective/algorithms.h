@@ -17,6 +17,7 @@
 //   shrink  baseline: 2d on the largest fault-free rectangle; chips outside are idle.
 //   snake   baseline: one ring threaded through all live chips.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,11 @@ struct ScheduleLoad {
 };
 ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
                            const std::vector<RouteTable>& tables);
+// The same over any routing: next_port(at, dst) is the port number a packet for dst leaves
+// chip `at` by (the host asks the routers' live tables this way). Throws
+// when a transfer's walk does not arrive.
+ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
+                           const std::function<unsigned(ChipId at, ChipId dst)>& next_port);
 
 // Lower bound, in link-word-times (one word per link direction per cycle), on the time
 // any allreduce of `words` (S) among the n participants needs on this topology with its
