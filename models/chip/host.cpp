@@ -75,12 +75,6 @@ bool Host::touched_by(const FaultSet& f) const {
   return false;
 }
 
-uint64_t Host::busiest_link_words(const coll::Schedule& s) const {
-  return coll::schedule_load(s, faults_->topology(),
-                             [&](ChipId at, ChipId dst) { return net_.router(at).route_port(dst); })
-      .max_link_words;
-}
-
 void Host::abort_all() {
   aborted_ = true;
   if (run_) run_->aborted = true;
@@ -88,7 +82,7 @@ void Host::abort_all() {
     if (chips_[c] && !faults_->chip_dead((ChipId)c) && !chips_[c]->engine().completed()) write(c, regs::kCtrl, 2);
 }
 
-std::string Host::restart(std::shared_ptr<const FaultSet> f) {
+std::string Host::restart(std::shared_ptr<const FaultSet> f, const std::vector<RouteTable>& tables) {
   const std::shared_ptr<CollectiveRun> old = run_;
   faults_ = std::move(f);
   lib_.set_faults(faults_);
@@ -129,8 +123,8 @@ std::string Host::restart(std::shared_ptr<const FaultSet> f) {
       // links far past that (shrink's rectangle on a mesh, docs/faults.md); without
       // copies a continuation carries a part of the new schedule's words and always pays.
       const double hbm_words_per_cycle = cfg_.chip.hbm_gbps / cfg_.net.link_gbps;
-      const uint64_t cont = busiest_link_words(p.schedule);
-      const uint64_t fresh = busiest_link_words(run_->schedule());
+      const uint64_t cont = coll::schedule_load(p.schedule, t, tables).max_link_words;
+      const uint64_t fresh = coll::schedule_load(run_->schedule(), t, tables).max_link_words;
       const double restore = 2.0 * (double)run_->schedule().words / hbm_words_per_cycle;
       if ((double)cont > (double)fresh + restore) {
         p.ok = false;

@@ -44,11 +44,8 @@ class Host : public sc_core::sc_module, public RecoveryHost {
   double progress() const override;
   Cycle phase_started(const std::string& key) const override;
   bool touched_by(const FaultSet& f) const override;
-  // The words the busiest link direction carries when schedule s runs over the tables
-  // the routers hold now.
-  uint64_t busiest_link_words(const coll::Schedule& s) const;
   void abort_all() override;
-  std::string restart(std::shared_ptr<const FaultSet> f) override;
+  std::string restart(std::shared_ptr<const FaultSet> f, const std::vector<RouteTable>& tables) override;
   bool collective_started() const override { return launched_; }
   void hold_start(bool on) override { held_ = on; }
   void set_faults(std::shared_ptr<const FaultSet> f) override;

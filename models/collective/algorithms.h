@@ -17,7 +17,6 @@
 //   shrink  baseline: 2d on the largest fault-free rectangle; chips outside are idle.
 //   snake   baseline: one ring threaded through all live chips.
 #pragma once
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,7 +66,8 @@ uint64_t count_transfers(const FaultSet& f, const AlgoParams& p);
 
 // Bandwidth figures of a schedule executed over given route tables (one per chip,
 // models/routing/routes.h): words carried by every link direction, and per chip the
-// words its engine reads/writes/adds.
+// words its engine reads/writes/adds. Throws ConfigError when a transfer's walk over the
+// tables does not arrive.
 struct ScheduleLoad {
   std::vector<uint64_t> link_words;  // [chip * 4 + port]: words leaving chip via port
   uint64_t max_link_words = 0;       // the busiest link direction
@@ -77,11 +77,6 @@ struct ScheduleLoad {
 };
 ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
                            const std::vector<RouteTable>& tables);
-// The same over any routing: next_port(at, dst) is the port number a packet for dst leaves
-// chip `at` by (the host asks the routers' live tables this way). Throws
-// when a transfer's walk does not arrive.
-ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
-                           const std::function<unsigned(ChipId at, ChipId dst)>& next_port);
 
 // Lower bound, in link-word-times (one word per link direction per cycle), on the time
 // any allreduce of `words` (S) among the n participants needs on this topology with its

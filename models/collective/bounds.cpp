@@ -13,11 +13,6 @@ namespace fm::coll {
 
 ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
                            const std::vector<RouteTable>& tables) {
-  return schedule_load(s, t, [&](ChipId at, ChipId dst) { return tables[at].lookup(dst).port; });
-}
-
-ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
-                           const std::function<unsigned(ChipId at, ChipId dst)>& next_port) {
   const int chips = t.chips();
   ScheduleLoad L;
   L.link_words.assign((size_t)chips * kNumNetPorts, 0);
@@ -26,7 +21,7 @@ ScheduleLoad schedule_load(const Schedule& s, const Topology2D& t,
   for (const Xfer& x : s.xfers) {
     int hops = 0;
     const Walk w = for_each_hop(
-        t, x.src, x.dst, [&](ChipId c) { return next_port(c, x.dst); },
+        t, x.src, x.dst, [&](ChipId c) { return tables[c].lookup(x.dst).port; },
         [&](ChipId c, Port port) {
           L.link_words[(size_t)c * kNumNetPorts + port] += x.len;
           ++hops;

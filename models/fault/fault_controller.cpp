@@ -214,6 +214,7 @@ bool FaultController::reroute(const std::shared_ptr<const FaultSet>& f, size_t u
     return false;
   }
   program_tables(rs.tables);
+  tables_ = std::move(rs.tables);
   log(EventKind::Reconfigured, "reconfigured: " + rs.scheme + " tables checked (connected, deadlock-free) and written to " +
       std::to_string(f->live_chips()) + " routers");
   return true;
@@ -277,7 +278,7 @@ void FaultController::recover() {
       if (detected_ != upto) continue;  // detected during this round: include it first
       handled_ = (int)upto;
       ++restarts_;
-      const std::string how = host_.restart(f);
+      const std::string how = host_.restart(f, tables_);
       log(EventKind::Restart, std::string("restart: ") + coll::to_string(cfg_.recovery.restart_algo) + " on " +
           std::to_string(f->live_chips()) + " live chips" + how);
       aborted = false;

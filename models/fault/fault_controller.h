@@ -29,6 +29,7 @@
 #include "models/config.h"
 #include "models/noc/fault_set.h"
 #include "models/noc/network.h"
+#include "models/route_table.h"
 
 namespace fm {
 
@@ -47,10 +48,13 @@ class RecoveryHost {
   virtual bool touched_by(const FaultSet& f) const = 0;
   // Abort the running collective on every live chip (now).
   virtual void abort_all() = 0;
-  // Restart the collective on the live chips of `f` (routes are reprogrammed).
+  // Restart the collective on the live chips of `f`. `tables` are the route tables just
+  // checked for `f` and written into its live routers: the routes the new collective
+  // takes. (A router that died since the detection keeps the old table it held; its
+  // death is not known yet, so the tables still lead through it.)
   // Returns how it restarted, for the timeline ("" for a plain restart; with
   // --recovery resume what was kept and what is restored).
-  virtual std::string restart(std::shared_ptr<const FaultSet> f) = 0;
+  virtual std::string restart(std::shared_ptr<const FaultSet> f, const std::vector<RouteTable>& tables) = 0;
   // Whether the collective has been started (false during the compute phase before it).
   virtual bool collective_started() const = 0;
   // Before the start: hold it (on) while the tables are rebuilt, and let it go (off).
@@ -136,6 +140,7 @@ class FaultController : public sc_core::sc_module {
   bool reroute(const std::shared_ptr<const FaultSet>& f, size_t upto);
   void stop(const std::string& why);
   void program_tables(const std::vector<RouteTable>& tables);
+  std::vector<RouteTable> tables_;  // the route tables last checked and written (reroute)
   Cycle now() const;
   void log(EventKind kind, const std::string& what);
 

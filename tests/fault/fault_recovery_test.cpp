@@ -167,6 +167,36 @@ TEST(FaultRecovery, SecondFailureDuringReconfigurationGetsItsOwnRound) {
   EXPECT_LT(first_restart, 3005u) << j["timeline"].dump();
 }
 
+// A chip that dies while the round for an earlier failure is under way, and is detected
+// only after that round's restart: the restart's routes still lead through it (its death
+// is not known) while its router, dead, kept the table it had before. Resume's cost check
+// walks the new schedule over the tables the controller wrote, not the routers' state; a
+// walk over the routers looped between chip 9 and dead chip 10 here and the run crashed.
+// The link (1,2):S dies at 2791 and is detected at 4791; chip 10 dies at 62 % of the data
+// (cycle 3671, between the two) and is detected 2000 cycles later, after the restart.
+TEST(FaultResume, ChipDeadButUndetectedAtTheRestartKeepsItsOldTable) {
+  Config c = base(4, 4, 256 * 1024);
+  c.coll.chunk_bytes = 64 * 1024;
+  c.recovery.detect = 2000;
+  c.recovery.mode = RecoveryConfig::Mode::Resume;
+  c.net.faults.timed = {at("62%:chip:2,2"), at("2791:link:1,2:S")};
+  const auto j = run(c);
+  expect_recovered(j, "chip dead but undetected at the first restart");
+  EXPECT_EQ(j.value("restarts", 0), 2) << j["timeline"].dump();
+  EXPECT_EQ(j.value("live_chips", 0), 15);
+  // The chip died before the first restart and was detected after it.
+  Cycle chip_fault = 0, first_restart = 0, chip_detected = 0;
+  for (const auto& e : j["timeline"]) {
+    const std::string ev = e["event"].get<std::string>();
+    if (ev == "fault: 62%:chip:2,2") chip_fault = e["cycle"];
+    if (!first_restart && ev.rfind("restart:", 0) == 0) first_restart = e["cycle"];
+    if (ev.rfind("detected: 62%:chip:2,2", 0) == 0) chip_detected = e["cycle"];
+  }
+  EXPECT_GT(chip_fault, 0u) << j["timeline"].dump();
+  EXPECT_LT(chip_fault, first_restart) << j["timeline"].dump();
+  EXPECT_GT(chip_detected, first_restart) << j["timeline"].dump();
+}
+
 // A second failure detected while the first's round is still writing tables (10 cycles
 // per entry: 640 cycles for 64 destinations) joins that round: two reconfigurations,
 // one restart, and nothing is acted on before its detection.
