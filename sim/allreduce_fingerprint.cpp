@@ -25,13 +25,25 @@ po::options_description allreduce_command_options() {
   return desc;
 }
 
-std::string allreduce_fingerprint(const std::vector<std::string>& args, nlohmann::ordered_json* config) {
+namespace {
+
+Config allreduce_config_of(const std::vector<std::string>& args) {
   const po::options_description desc = allreduce_command_options();
   po::variables_map vm;
-  if (!parse_args(args, desc, "", &vm)) throw UsageError("allreduce_fingerprint: --help is not a run");
-  const Config cfg = allreduce_config_from(vm);
+  if (!parse_args(args, desc, "", &vm)) throw UsageError("allreduce: --help is not a run");
+  return allreduce_config_from(vm);
+}
+
+}  // namespace
+
+std::string allreduce_fingerprint(const std::vector<std::string>& args, nlohmann::ordered_json* config) {
+  const Config cfg = allreduce_config_of(args);
   if (config) *config = config_json(cfg, Command::Allreduce);
   return schedule_fingerprint(cfg);
+}
+
+nlohmann::ordered_json allreduce_config_echo(const std::vector<std::string>& args) {
+  return config_json(allreduce_config_of(args), Command::Allreduce);
 }
 
 }  // namespace fm

@@ -70,6 +70,8 @@ po::options_description allreduce_command_options();
 // without the command name), computed in this process, and in *config (when given) the
 // configuration echo of the run's result (its "config"); throws UsageError for bad ARGS.
 std::string allreduce_fingerprint(const std::vector<std::string>& args, nlohmann::ordered_json* config = nullptr);
+// The configuration echo alone (no schedule built); throws UsageError for bad ARGS.
+nlohmann::ordered_json allreduce_config_echo(const std::vector<std::string>& args);
 // What a simulating command (traffic, allreduce) does with its output options: the
 // result files, the run page, the waveform and the RTL-router switch, checked, and the
 // run's options pointing at *wave (which must outlive the run). Throws UsageError.

@@ -322,6 +322,7 @@ struct Report {
   int reused = 0, ran_now = 0, pending = 0;
   double run_seconds = 0;
   std::unique_ptr<RunStore> store;  // opened by cmd_report
+  std::unique_ptr<FingerprintCache> fingerprints;  // the store's keys' fingerprints (cmd_report)
   std::string commit;               // the source the runs are made from (source_commit)
   double deadline_s = 0;            // seconds since the report started after which no run may end (0: none)
   // The largest gradient size at which a whole-size run has checked a fit (0: none):

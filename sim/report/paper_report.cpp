@@ -87,6 +87,7 @@ int cmd_report(const std::vector<std::string>& args) {
   if (help) return kExitOk;
   const paper_report::Opts& o = r.o;
   r.store = std::make_unique<paper_report::RunStore>(o.store);  // throws on a malformed store
+  r.fingerprints = std::make_unique<paper_report::FingerprintCache>(o.runs, !o.plan);
   if (o.plan) {  // nothing is run or written
     r.make_gradients();
     r.plan_points();

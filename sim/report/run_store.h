@@ -72,6 +72,32 @@ class RunStore {
   std::map<std::string, size_t> by_args_;
 };
 
+// The schedule fingerprints this binary computed, by run-store key (RunKey::args). A
+// report needs every point's fingerprint before it runs anything (and --render-only and
+// --plan too); building a schedule to hash it takes up to seconds on the report's largest
+// runs, minutes over the whole plan. The same binary builds the same schedules from the
+// same arguments, so the fingerprints are kept in `dir` (the report's scratch runs
+// directory) in a file named by a hash of the binary's own bytes, and a later report of
+// the same binary reads them back; a rebuilt binary starts a file of its own. A line cut
+// by a kill is skipped. Without a readable binary (no /proc/self/exe) nothing is cached.
+class FingerprintCache {
+ public:
+  // Reads the file of this binary in `dir`; `write`: append what get() computes (only
+  // when `dir` exists).
+  FingerprintCache(const std::string& dir, bool write);
+  // The fingerprint for these arguments (allreduce_fingerprint(args)), from the file
+  // or computed (and then appended).
+  std::string get(const std::string& key, const std::vector<std::string>& args);
+  const std::string& path() const { return path_; }
+  int hits() const { return hits_; }
+
+ private:
+  std::string path_;  // empty: not cached
+  bool write_ = false;
+  std::map<std::string, std::string> fp_;
+  int hits_ = 0;
+};
+
 // The record of a finished run from its result JSON (faultmesh allreduce --json): the
 // compact fields the page reads, the per-link utilization only with `with_links`, and
 // the key and provenance. `name` is the report's name for the run.

@@ -113,17 +113,18 @@ int recovery_version_of(const Json& config) {
 // The stored record that stands for point p's run with these arguments (its
 // configuration, schedule fingerprint and model versions those of this binary), or null. A record whose
 // schedule or model changed is not reused: the point runs again and replaces it.
-const Json* stored_run(const RunStore& store, const std::vector<std::string>& args) {
-  const Json* rec = store.find(key_of(args));
+const Json* stored_run(const Report& r, const std::vector<std::string>& args) {
+  const Json* rec = r.store->find(key_of(args));
   if (!rec) return nullptr;
   RunKey k{key_of(args), "", kModelVersion, 0, Json()};
   try {
-    k.fingerprint = allreduce_fingerprint(args, &k.config);
+    k.config = allreduce_config_echo(args);
+    k.fingerprint = r.fingerprints->get(k.args, args);
   } catch (const std::exception&) {
     return nullptr;  // refused now: it runs, and its failure says why
   }
   k.recovery_version = recovery_version_of(k.config);
-  return store.valid(k);
+  return r.store->valid(k);
 }
 
 // A finished run whose result is in the runs directory but not in the store (its report
@@ -137,7 +138,8 @@ const Json* adopt(Report* r, const Point& p, const std::vector<std::string>& arg
   Json config;
   std::string fp;
   try {
-    fp = allreduce_fingerprint(args, &config);
+    config = allreduce_config_echo(args);
+    fp = r->fingerprints->get(key_of(args), args);
   } catch (const std::exception&) {
     return nullptr;
   }
@@ -202,7 +204,7 @@ class Runner {
 
   // Whether the run store (or a finished run's JSON) has the point; records it if so.
   bool reuse(const Point& p) {
-    const Json* rec = stored_run(*r_->store, args_[p.name]);
+    const Json* rec = stored_run(*r_, args_[p.name]);
     if (!rec && !o_.render_only) rec = adopt(r_, p, args_[p.name]);
     if (!rec) return false;
     out_[p.name] = {true, false, *rec, ""};
@@ -409,11 +411,11 @@ const Json* stored_point(const Report& r, const Point& p) {
     for (const auto* v : {&r.stat, &r.wholepts})
       for (const Point& q : *v)
         if (q.c.id == CaseId::FaultFree && q.m.name() == p.m.name() && q.algo == p.algo && q.bytes == p.bytes)
-          ff = stored_run(*r.store, point_args(q, 0, r.o));
+          ff = stored_run(r, point_args(q, 0, r.o));
     if (!ff) return nullptr;
     ffc = ff->value(rk::kCycles, (uint64_t)0);
   }
-  return stored_run(*r.store, point_args(p, ffc, r.o));
+  return stored_run(r, point_args(p, ffc, r.o));
 }
 
 double expected_seconds(const Report& r, const Point& p) {

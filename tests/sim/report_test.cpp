@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -858,6 +859,51 @@ TEST(ReportPaper, StoreReusesAndRerunsWhatChanged) {
   EXPECT_NE(md.find("| pending |"), std::string::npos);
   EXPECT_NE(md.find("rows final**"), std::string::npos);
   EXPECT_EQ(results(slurp(store)).size(), recs.size()) << "--render-only changed the store";
+  // The fingerprints the reports computed are kept in the runs directory, one file for
+  // this binary, each stored run's line matching its record (key, fingerprint, end mark).
+  std::vector<std::string> caches;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/runs"))
+    if (e.path().filename().string().rfind("fingerprints-", 0) == 0) caches.push_back(e.path().string());
+  ASSERT_EQ(caches.size(), 1u);
+  std::map<std::string, std::string> cached;
+  {
+    std::istringstream in(slurp(caches[0]));
+    for (std::string l; std::getline(in, l);) {
+      const size_t a = l.find('\t');
+      ASSERT_NE(a, std::string::npos) << l;
+      ASSERT_EQ(l.substr(l.size() - 2), "\t.") << l;
+      cached[l.substr(0, a)] = l.substr(a + 1, l.size() - 2 - a - 1);
+    }
+  }
+  for (const auto& r : recs) {
+    const std::string key = r["args"].get<std::string>();
+    ASSERT_TRUE(cached.count(key)) << key;
+    EXPECT_EQ(cached[key], r["made_by"]["schedule_fingerprint"].get<std::string>()) << key;
+  }
+  // A later report of the same binary takes them from there: with every cached
+  // fingerprint planted wrong (and a line cut short by a kill at the end), no stored run
+  // stands; without the file they are computed again and every run stands.
+  {
+    std::ofstream out(caches[0]);
+    for (const auto& [key, fp] : cached) out << key << "\t0123456789abcdef\t.\n";
+    out << recs[0]["args"].get<std::string>() << "\t" << cached[recs[0]["args"].get<std::string>()];
+  }
+  const Captured planted = run_capture(ro);
+  EXPECT_EQ(planted.exit_code, 5) << planted.err;
+  EXPECT_NE(planted.err.find(" 0 in the run store"), std::string::npos) << planted.err;
+  std::remove(caches[0].c_str());
+  const Captured recomputed = run_capture(ro);
+  EXPECT_EQ(recomputed.exit_code, 5) << recomputed.err;
+  auto stored = [](const std::string& err) {  // "report: N runs, S in the run store, ..."
+    const size_t at = err.find(" in the run store");
+    const size_t from = at == std::string::npos ? std::string::npos : err.rfind(' ', at - 1);
+    return from == std::string::npos ? -1 : std::atoi(err.c_str() + from + 1);
+  };
+  // The records were written back above with their keys sorted (nlohmann::json): a
+  // record's configuration echo stands whatever its key order.
+  EXPECT_GE(stored(render.err), (int)recs.size() - 2) << render.err;
+  EXPECT_EQ(stored(recomputed.err), stored(render.err)) << recomputed.err;
+  EXPECT_NE(slurp(caches[0]), "");
   std::string cmd = "rm -rf '" + dir + "'";
   (void)!std::system(cmd.c_str());
 }
