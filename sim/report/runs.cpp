@@ -188,6 +188,9 @@ class Runner {
     std::cerr << "report: " << pts.size() << " runs, " << reused_ << " in the run store, " << todo_.size()
               << (o_.render_only ? " pending (--render-only)" : " to run") << ", "
               << (o_.backend == Backend::Slurm ? "as one Slurm job array" : std::to_string(o_.jobs) + " at a time") << "\n";
+    if (r_->fingerprints->hits())
+      std::cerr << "report: " << r_->fingerprints->hits() << " schedule fingerprints read from "
+                << r_->fingerprints->path() << "\n";
     if (o_.render_only) return;
     if (o_.backend == Backend::Slurm) run_slurm();
     else run_local();
