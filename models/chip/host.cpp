@@ -147,7 +147,8 @@ std::string Host::restart(std::shared_ptr<const FaultSet> f, const std::vector<R
             std::to_string(p.copy_words) + " of them fetched by copies of results the aborted run left on other "
             "chips; redoes " + std::to_string(redo) + " (" + of(redo, p.next_words) + "); restores " +
             std::to_string(p.restore_words) + " words on " + std::to_string(p.restore_chips) +
-            " chips; the aborted run had applied " + std::to_string(p.old_applied_words) + " words into live chips, " +
+            " chips; the aborted " + (aborted_runs_.size() > 1 ? "runs" : "run") + " had applied " +
+            std::to_string(p.old_applied_words) + " words into live chips, " +
             std::to_string(p.old_clean_words) + " (" + of(p.old_clean_words, p.old_applied_words) +
             ") free of dead chips' data; the kept words are " + of(p.kept_words(), p.old_clean_words) + " of those";
       run_ = lib_.install(d_, std::make_shared<const coll::Schedule>(std::move(p.schedule)));

@@ -229,7 +229,6 @@ class Planner {
             for (size_t s = std::max(seg(o), s0_), e = std::min(seg(o + n), s1); s < e; ++s)
               F_[at(c, s - s0_)] = chip_number((ChipId)c), dirty_[at(c, s - s0_)] = 0,
                           dead_data_[at(c, s - s0_)] = !live(c);
-      const bool last = k + 1 == history_.size();  // the words applied are the last run's
       for (size_t i = 0; i < h.schedule->xfers.size(); ++i) {
         if (h.applied[i] == Applied::None) continue;
         const Xfer& x = h.schedule->xfers[i];
@@ -243,7 +242,9 @@ class Planner {
           }
           if (x.reduce) F_[d] += F_[r], dirty_[d] |= dirty_[r], dead_data_[d] |= dead_data_[r];
           else F_[d] = F_[r], dirty_[d] = dirty_[r], dead_data_[d] = dead_data_[r];
-          if (last && live(x.dst)) {
+          // Every aborted run's applied words count: a continuation can keep the work of
+          // any of them (a second failure's resume keeps what the first resume kept).
+          if (live(x.dst)) {
             p_.old_applied_words += B[s + 1] - B[s];
             if (!dead_data_[r]) p_.old_clean_words += B[s + 1] - B[s];
           }

@@ -49,8 +49,9 @@ struct ResumePlan {
   uint64_t kept_words() const { return next_words - (run_words - copy_words); }
   uint64_t restore_words = 0;  // over all chips
   int restore_chips = 0;       // chips with anything to restore
-  // What the aborted run had done: words applied in full into live chips, and of them
-  // those free of any dead chip's data (the most any resume could keep).
+  // What the aborted runs had done (every run since the buffers last held the inputs):
+  // words applied in full into live chips, and of them those free of any dead chip's
+  // data (the most any resume could keep).
   uint64_t old_applied_words = 0, old_clean_words = 0;
   int rounds = 0;              // planning rounds to a consistent plan
 };

@@ -535,9 +535,11 @@ TEST(FaultResume, ExactSumsAtLargeSizes) {
 // The restart event's accounting, read back: kept, redone and the new collective's
 // words, and the aborted run's clean applied words.
 struct Kept {
-  uint64_t kept = 0, next = 0, copies = 0, redo = 0, clean = 0;
+  uint64_t kept = 0, next = 0, copies = 0, redo = 0, applied = 0, clean = 0;
 };
-Kept kept_of(const nlohmann::json& j) {
+// What every resumed restart of the timeline kept, in order.
+std::vector<Kept> kept_all(const nlohmann::json& j) {
+  std::vector<Kept> all;
   for (const auto& e : j["timeline"]) {
     const std::string s = e["event"];
     if (s.rfind("restart", 0) != 0) continue;
@@ -551,11 +553,14 @@ Kept kept_of(const nlohmann::json& j) {
     k.next = after("of the new collective's ");
     k.copies = after(" %), ");
     k.redo = after("; redoes ");
+    k.applied = after(" had applied ");
     k.clean = after(" words into live chips, ");
-    return k;
+    all.push_back(k);
   }
-  throw std::runtime_error("no restart event");
+  if (all.empty()) throw std::runtime_error("no restart event");
+  return all;
 }
+Kept kept_of(const nlohmann::json& j) { return kept_all(j).front(); }
 
 // A plan whose copies of held results would load a link past a restart's busiest link
 // plus its restore is not used: the run restarts from its inputs, exactly as with
@@ -618,4 +623,26 @@ TEST(FaultResume, KeepsTheRowsWork) {
     EXPECT_GE(2 * k.kept, k.clean) << name << ": kept " << k.kept << " of " << k.clean << " clean words";
     EXPECT_LE(resume["cycles"].get<uint64_t>(), restart["cycles"].get<uint64_t>()) << name;
   }
+}
+
+// A second failure while a resumed collective runs: the buffers hold the work of both
+// aborted runs, and the second resume may keep either's. So its count of applied words
+// is the first run's (the same words the first resume counted) plus what the resumed
+// run applied before it stopped, never only the latter. The second failure comes 516
+// cycles into the resumed run, which applies far less than the first run did (counting
+// only the last run, the kept words came out at 1,629 % of the clean ones).
+TEST(FaultResume, SecondResumeCountsEveryAbortedRunsWork) {
+  Config c = base(8, 8);
+  c.net.link_latency = c.net.credit_latency = 200;
+  c.net.buf = 408;
+  c.recovery.mode = RecoveryConfig::Mode::Resume;
+  c.net.faults.timed.push_back(at("30%:board:1,2"));
+  c.net.faults.timed.push_back(at("4400:chip:6,6"));
+  const auto j = run(c);
+  expect_recovered(j, "two failures");
+  const std::vector<Kept> k = kept_all(j);
+  ASSERT_EQ(k.size(), 2u) << "both restarts resumed";
+  EXPECT_GT(k[1].applied, k[0].applied) << "the resumed run applied words before the second failure";
+  EXPECT_GE(k[1].clean, k[0].clean);
+  EXPECT_LE(k[1].clean, k[1].applied);
 }
