@@ -299,7 +299,7 @@ void Report::write_runs() {
     md << "| " << p.m.name() << " | " << p.c.name() << " | " << p.algo << " | " << p.bytes << " | "
        << oc.j.value(rk::kCycles, (uint64_t)0) << " | " << fmt(t, 3) << " | "
        << fmt(oc.j.value(rk::kBusbwGBps, 0.0), 2) << " | " << oc.j.value(rk::kParticipants, 0) << " | "
-       << fmt(slow, 3) << " | " << p.name << ".json |\n";
+       << fmt(slow, 3) << " | " << p.name << " |\n";
     jruns.push_back({{"run", p.name}, {"ok", true}, {"machine", p.m.name()}, {"case", p.c.name()}, {"algo", p.algo},
                      {"bytes", p.bytes}, {"time_us", t}, {"slowdown", slow}});
   }

@@ -1106,7 +1106,8 @@ TEST(ReportPaper, QuickEndToEnd) {
       ASSERT_NE(v[4], "failed") << line;  // every quick run completes
       ++rows;
       ++algos[v[2]];
-      const nlohmann::json j = run_json(v[9]);
+      // The run's name (its record in the store); the quick report keeps its JSON too.
+      const nlohmann::json j = run_json(v[9] + ".json");
       const nlohmann::json& cfg = j["config"];
       // The 2 runs at once share the cores (not 2 x cores worker threads).
       EXPECT_EQ(j["simulator"]["threads"].get<int>(), std::max(1, cores / 2)) << line;
@@ -1123,7 +1124,7 @@ TEST(ReportPaper, QuickEndToEnd) {
       EXPECT_EQ(std::stoi(v[7]), j["participants"].get<int>()) << line;
       // The fault-free ft2d run of this machine and size: the one whose configuration
       // has no fault, algorithm ft2d and these bytes.
-      const std::string stem = v[9].substr(0, v[9].size() - 5);
+      const std::string& stem = v[9];
       const std::string size = stem.substr(stem.rfind('_') + 1);
       const nlohmann::json ff = run_json(v[0] + "_faultfree_ft2d_" + size + ".json");
       EXPECT_EQ(case_of(ff["config"], w / 2, h / 2), "faultfree");
