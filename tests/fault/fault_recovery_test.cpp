@@ -533,7 +533,7 @@ TEST(FaultResume, ExactSumsAtLargeSizes) {
 }
 
 // The restart event's accounting, read back: kept, redone and the new collective's
-// words, and the aborted run's clean applied words.
+// words, and the aborted runs' applied words and the clean ones among them.
 struct Kept {
   uint64_t kept = 0, next = 0, copies = 0, redo = 0, applied = 0, clean = 0;
 };
